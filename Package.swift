@@ -1,0 +1,82 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "sqlited",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SQLiteEngine", targets: ["SQLiteEngine"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "SQLiteService", targets: ["SQLiteService"]),
+        .executable(name: "sqlited", targets: ["sqlited"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // libsqlite3 from the system (Debian: libsqlite3-dev), plus a shim for its variadic and macro-only API.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "SQLiteEngine",
+            dependencies: ["CSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "HTTPServer",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SQLiteService",
+            dependencies: [
+                "SQLiteEngine",
+                "HTTPServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "sqlited",
+            dependencies: [
+                "SQLiteService",
+                "SQLiteEngine",
+                "HTTPServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SQLiteEngineTests",
+            dependencies: ["SQLiteEngine", "CSQLite"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer"],
+            resources: [.copy("Regressions")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SQLiteServiceTests",
+            dependencies: ["SQLiteService", "SQLiteEngine", "HTTPServer"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["sqlited"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

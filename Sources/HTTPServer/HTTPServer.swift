@@ -1,0 +1,2 @@
+/// Placeholder until the HTTP server lands.
+public enum HTTPServerModule {}

@@ -1,0 +1,3 @@
+import SQLiteEngine
+
+print("sqlited (SQLite \(sqliteLibraryVersion))")
