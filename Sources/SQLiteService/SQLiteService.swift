@@ -1,2 +1,133 @@
-/// Placeholder until the service lands.
-public enum SQLiteServiceModule {}
+public import HTTPServer
+public import Logging
+public import SQLiteEngine
+import Synchronization
+
+/// The HTTP/JSON API of the contract (`shared/API.md`) over one `DatabasePool`.
+///
+/// Reads (`POST /query` and the GET endpoints) run on the pool's read-only
+/// reader connections, concurrently with writes; `/update`, `/batch` and
+/// `/transaction` run on its single writer, one request at a time.
+public final class SQLiteService: HTTPHandler {
+    /// The product version reported by `GET /health`.
+    public let version: String
+    let pool: DatabasePool
+    let logger: Logger
+    private let state: Mutex<(limits: ServiceLimits, available: Bool)>
+
+    /// Creates the service.
+    ///
+    /// - Parameters:
+    ///   - pool: The database; its connections must have been prepared with
+    ///     ``SQLiteService/prepareConnection(_:role:limits:)``.
+    ///   - limits: Request limits; may be changed later with ``setLimits(_:)``.
+    ///   - version: Reported by `GET /health`.
+    public init(pool: DatabasePool, limits: ServiceLimits = ServiceLimits(), version: String, logger: Logger) {
+        self.pool = pool
+        self.version = version
+        self.logger = logger
+        self.state = Mutex((limits, false))
+    }
+
+    /// The limits in force.
+    public var limits: ServiceLimits { state.withLock { $0.limits } }
+
+    /// Replaces the limits; requests that start afterwards use the new ones.
+    public func setLimits(_ limits: ServiceLimits) {
+        state.withLock { $0.limits = limits }
+    }
+
+    /// Whether `/health` reports ok; false while starting and shutting down.
+    public var isAvailable: Bool {
+        get { state.withLock { $0.available } }
+        set { state.withLock { $0.available = newValue } }
+    }
+
+    /// Applies the service's SQL policy and limits to a new connection.
+    ///
+    /// Call it from the pool's `prepareDatabase` hook, so that it runs once for
+    /// the writer and once for each reader as it opens.
+    public static func prepareConnection(_ db: Database, role: ConnectionRole, limits: ServiceLimits) {
+        _ = db.setLimit(.attached, 0)
+        _ = db.setLimit(.sqlLength, limits.maxSQLLength)
+        _ = db.setLimit(.length, limits.maxValueLength)
+        _ = db.setLimit(.exprDepth, limits.maxExpressionDepth)
+        _ = db.setLimit(.variableNumber, limits.maxParameters)
+        _ = db.setLimit(.triggerDepth, 100)
+        SQLPolicy.install(on: db, role: role == .writer ? .writer : .reader)
+    }
+
+    /// Which pool connection is being prepared.
+    public enum ConnectionRole: Sendable {
+        case writer
+        case reader
+    }
+
+    // MARK: HTTPHandler
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            return try route(request)
+        } catch {
+            if error.status >= 500 {
+                logger.error("request failed", metadata: ["path": "\(request.path)", "code": "\(error.code)"])
+            }
+            return Self.errorResponse(error)
+        }
+    }
+
+    private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let path = request.path
+        switch path {
+        case "/query", "/update", "/batch", "/transaction":
+            guard request.method == "POST" else { throw .methodNotAllowed(allow: "POST") }
+            try ContentType.check(request.headers["content-type"])
+            let limits = self.limits
+            switch path {
+            case "/query": return try query(request.body, limits: limits)
+            case "/update": return try update(request.body, limits: limits)
+            case "/batch": return try batch(request.body, limits: limits)
+            default: return try transaction(request.body, limits: limits)
+            }
+        case "/health":
+            try Self.requireGet(request)
+            return health()
+        case "/schema":
+            try Self.requireGet(request)
+            return try schema()
+        default:
+            if path.hasPrefix("/schema/") {
+                try Self.requireGet(request)
+                return try tableSchema(String(path.dropFirst("/schema/".count)))
+            }
+            throw .notFound("no endpoint at \(request.method) \(Self.printable(path))")
+        }
+    }
+
+    private static func requireGet(_ request: HTTPRequest) throws(APIError) {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            throw .methodNotAllowed(allow: "GET, HEAD")
+        }
+    }
+
+    /// The path cut short and stripped of control characters, for messages.
+    private static func printable(_ path: String) -> String {
+        let clipped = path.unicodeScalars.prefix(200).filter { $0.value >= 0x20 && $0.value != 0x7F }
+        return String(String.UnicodeScalarView(clipped))
+    }
+
+    // MARK: Responses
+
+    static func jsonResponse(status: Int = 200, _ body: [UInt8], headers: [(String, String)] = []) -> HTTPResponse {
+        var response = HTTPResponse(status: HTTPStatus(code: status), body: .bytes(body))
+        response.headers.set("Content-Type", "application/json; charset=utf-8")
+        for (name, value) in headers { response.headers.add(name, value) }
+        return response
+    }
+
+    static func errorResponse(_ error: APIError) -> HTTPResponse {
+        var writer = JSONWriter()
+        error.write(into: &writer)
+        return jsonResponse(status: error.status, writer.bytes, headers: error.headers)
+    }
+}

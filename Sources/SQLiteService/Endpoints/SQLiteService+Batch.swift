@@ -1,0 +1,143 @@
+import HTTPServer
+import SQLiteEngine
+
+extension SQLiteService {
+    /// `POST /batch`: statements in order on the writer, each committing on its
+    /// own, with no other request's statement in between.
+    func batch(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
+        let request = try RequestDecoder.decodeBatch(body)
+        if case .statements(let statements) = request.body, statements.count > limits.maxStatements {
+            throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
+        }
+        var context = RequestContext(
+            options: request.options, limits: limits, allowsSavepoints: false, requiresReadOnly: false)
+        let output: [UInt8] = try onWriter { db throws(APIError) in
+            var run = BatchRun(continueOnError: request.continueOnError)
+            do {
+                try db.withRequestDeadline(context.deadline) { () throws(APIError) in
+                    let executor = StatementExecutor(db: db)
+                    switch request.body {
+                    case .statements(let statements):
+                        for statement in statements {
+                            try run.step { (writer: inout JSONWriter) throws(APIError) in
+                                try executor.run(statement, context: &context, into: &writer)
+                            }
+                        }
+                    case .script(let script):
+                        try runScript(script, on: db, executor: executor, run: &run, context: &context)
+                    }
+                }
+            } catch {
+                // A failure outside any one statement (the time limit between
+                // statements, a broken connection) stops the batch at the next index.
+                run.fail(error)
+            }
+            return run
+        }.finish()
+        return output.status == 200
+            ? Self.jsonResponse(output.body)
+            : Self.jsonResponse(status: output.status, output.body, headers: output.headers)
+    }
+
+    private func runScript(
+        _ script: String, on db: Database, executor: StatementExecutor, run: inout BatchRun,
+        context: inout RequestContext
+    ) throws(APIError) {
+        var statements = db.statements(in: script)
+        var sawStatement = false
+        while true {
+            let next: Statement?
+            do {
+                next = try statements.next()
+            } catch {
+                if !sawStatement, (error as? DatabaseError)?.kind == .emptyStatement {
+                    throw .invalidRequest("script holds no statement")
+                }
+                // Past a statement SQLite cannot parse there is no way to find
+                // where the next one starts: the script ends here even with
+                // continue_on_error.
+                try run.step { (_: inout JSONWriter) throws(APIError) in throw APIError(error, db: db) }
+                return
+            }
+            guard let statement = next else { break }
+            sawStatement = true
+            try run.step { (writer: inout JSONWriter) throws(APIError) in
+                try executor.run(scriptStatement: statement, context: &context, into: &writer)
+            }
+            if run.stopped { return }
+        }
+        if !sawStatement { throw .invalidRequest("script holds no statement") }
+    }
+}
+
+/// The results of a `/batch` as they accumulate, and how it ends.
+struct BatchRun {
+    let continueOnError: Bool
+    private var results = JSONWriter()
+    private var count = 0
+    private var failure: APIError?
+    /// True once a failure ended the batch.
+    private(set) var stopped = false
+
+    init(continueOnError: Bool) {
+        self.continueOnError = continueOnError
+        results.beginArray()
+    }
+
+    /// Runs the next statement, recording its result or error.
+    mutating func step(_ body: (inout JSONWriter) throws(APIError) -> Void) throws(APIError) {
+        guard !stopped else { return }
+        let index = count
+        count += 1
+        do {
+            var writer = JSONWriter()
+            try body(&writer)
+            results.writeRaw(writer.bytes)
+        } catch {
+            var error = error
+            error.statementIndex = index
+            error.rolledBack = false
+            record(error)
+        }
+    }
+
+    /// Records a failure that belongs to no single statement.
+    mutating func fail(_ error: APIError) {
+        guard !stopped else { return }
+        var error = error
+        if error.statementIndex == nil {
+            error.statementIndex = count
+            error.rolledBack = false
+        }
+        record(error)
+    }
+
+    private mutating func record(_ error: APIError) {
+        if continueOnError {
+            var writer = JSONWriter()
+            error.write(into: &writer)
+            results.writeRaw(writer.bytes)
+        } else {
+            failure = error
+            stopped = true
+        }
+    }
+
+    /// The response: `{"results": [...]}` plus `error` when the batch stopped on one.
+    func finish() -> (status: Int, body: [UInt8], headers: [(String, String)]) {
+        var results = self.results
+        results.endArray()
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("results")
+        writer.writeRaw(results.bytes)
+        guard let failure else {
+            writer.endObject()
+            return (200, writer.bytes, [])
+        }
+        writer.key("error")
+        failure.writeErrorObject(into: &writer)
+        writer.endObject()
+        return (failure.status, writer.bytes, failure.headers)
+    }
+}

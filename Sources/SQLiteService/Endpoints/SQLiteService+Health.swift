@@ -1,0 +1,28 @@
+import HTTPServer
+import SQLiteEngine
+
+extension SQLiteService {
+    /// `GET /health`: ok with versions, or 503 while starting or stopping.
+    func health() -> HTTPResponse {
+        guard isAvailable else {
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.key("status")
+            writer.writeString("unavailable")
+            writer.key("error")
+            APIError.unavailable("the server is starting or shutting down").writeErrorObject(into: &writer)
+            writer.endObject()
+            return Self.jsonResponse(status: 503, writer.bytes, headers: [("Retry-After", "1")])
+        }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("status")
+        writer.writeString("ok")
+        writer.key("version")
+        writer.writeString(version)
+        writer.key("sqlite_version")
+        writer.writeString(sqliteLibraryVersion)
+        writer.endObject()
+        return Self.jsonResponse(writer.bytes)
+    }
+}

@@ -1,0 +1,91 @@
+import SQLiteEngine
+
+/// Writes a statement's columns and rows into a result object, reading each
+/// value straight from the statement: no intermediate row values.
+///
+/// Column names are encoded once, as JSON keys, when the emitter is made.
+struct RowEmitter {
+    private let statement: Statement
+    private let shape: ResultShape
+    private let int64AsString: Bool
+    private let columnCount: Int
+    private let columnNames: [String]
+    /// For each column, whether it is the last one with its name.
+    private let isLastOfName: [Bool]
+    /// Set when rows were cut at the row budget.
+    var truncated = false
+
+    init(statement: Statement, context: RequestContext) {
+        self.statement = statement
+        self.shape = context.shape
+        self.int64AsString = context.int64AsString
+        self.columnCount = statement.columnCount
+        let names = statement.columnNames
+        self.columnNames = names
+        var last: [String: Int] = [:]
+        for (index, name) in names.enumerated() { last[name] = index }
+        self.isLastOfName = names.indices.map { last[names[$0]] == $0 }
+    }
+
+    /// `"columns": [...], "types": [...], "rows": [` — only when the statement has columns.
+    func writeHeader(into out: inout JSONWriter) {
+        guard columnCount > 0 else { return }
+        out.key("columns")
+        out.beginArray()
+        for name in columnNames { out.writeString(name) }
+        out.endArray()
+        out.key("types")
+        out.beginArray()
+        for type in statement.declaredTypes {
+            if let type { out.writeString(type) } else { out.writeNull() }
+        }
+        out.endArray()
+        out.key("rows")
+        out.beginArray()
+    }
+
+    /// Closes the rows array and adds `truncated` when rows were cut.
+    func writeFooter(into out: inout JSONWriter) {
+        guard columnCount > 0 else { return }
+        out.endArray()
+        if truncated {
+            out.key("truncated")
+            out.writeBool(true)
+        }
+    }
+
+    /// Writes the statement's current row.
+    mutating func writeRow(into out: inout JSONWriter) {
+        guard columnCount > 0 else { return }
+        switch shape {
+        case .arrays:
+            out.beginArray()
+            for index in 0..<columnCount { writeValue(at: index, into: &out) }
+            out.endArray()
+        case .objects:
+            // A repeated column name keeps the last value (the contract): write
+            // only the last occurrence of each name so the object has no duplicate keys.
+            out.beginObject()
+            for index in 0..<columnCount where isLastOfName[index] {
+                out.key(columnNames[index])
+                writeValue(at: index, into: &out)
+            }
+            out.endObject()
+        }
+    }
+
+    private func writeValue(at index: Int, into out: inout JSONWriter) {
+        switch statement.columnType(at: index) {
+        case .null:
+            out.writeNull()
+        case .integer:
+            out.writeInt64(statement.int64(at: index), asStringIfUnsafe: int64AsString)
+        case .real:
+            out.writeDouble(statement.double(at: index))
+        case .text:
+            statement.withUnsafeTextBytes(at: index) { out.writeString(utf8: $0) }
+        case .blob:
+            statement.withUnsafeBlobBytes(at: index) { out.writeBase64($0) }
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import SQLiteEngine
+
+/// Runs validated statement objects on one connection and writes their result
+/// objects, straight from the statement into the JSON writer.
+///
+/// The executor never opens or closes transactions except the one that makes a
+/// `params_batch` atomic; the endpoints own transaction boundaries.
+struct StatementExecutor {
+    let db: Database
+
+    /// Runs `request` and appends its result object to `out`.
+    ///
+    /// - Throws: `APIError` for every failure, already mapped to the contract's
+    ///   code and status; `out` is then left unchanged.
+    func run(_ request: StatementRequest, context: inout RequestContext, into out: inout JSONWriter) throws(APIError) {
+        try context.checkDeadline()
+        let statement = try prepare(request.sql, context: context)
+        defer { statement.reset() }
+        var result = JSONWriter()
+        switch request.parameters {
+        case .none:
+            try execute(statement, arguments: .positional([]), context: &context, into: &result)
+        case .positional(let values):
+            try execute(statement, arguments: .positional(values.map(\.databaseValue)), context: &context, into: &result)
+        case .named(let pairs):
+            try execute(statement, arguments: try Self.namedArguments(pairs), context: &context, into: &result)
+        case .batch(let sets):
+            try executeBatch(statement, sets: sets, context: &context, into: &result)
+        }
+        out.writeRaw(result.bytes)
+    }
+
+    /// Runs one statement of a `/batch` script (already prepared by the
+    /// script iterator) and appends its result object to `out`.
+    func run(scriptStatement statement: Statement, context: inout RequestContext, into out: inout JSONWriter) throws(APIError) {
+        defer { statement.reset() }
+        try context.checkDeadline()
+        try check(statement, sql: statement.sql, context: context)
+        var result = JSONWriter()
+        try execute(statement, arguments: .positional([]), context: &context, into: &result)
+        out.writeRaw(result.bytes)
+    }
+
+    // MARK: - Preparing
+
+    private func prepare(_ sql: String, context: RequestContext) throws(APIError) -> Statement {
+        let statement: Statement
+        do {
+            statement = try db.cachedStatement(sql: sql)
+        } catch {
+            throw APIError(error, db: db)
+        }
+        do {
+            try check(statement, sql: sql, context: context)
+        } catch {
+            statement.reset()
+            throw error
+        }
+        return statement
+    }
+
+    /// Applies the contract's statement rules that SQLite does not enforce.
+    private func check(_ statement: Statement, sql: String, context: RequestContext) throws(APIError) {
+        switch TransactionControl.classify(sql) {
+        case .transaction:
+            throw .transactionControl(
+                "BEGIN, COMMIT, END and ROLLBACK are not accepted: use POST /transaction for atomic work")
+        case .savepoint where !context.allowsSavepoints:
+            throw .transactionControl("SAVEPOINT, RELEASE and ROLLBACK TO are only accepted inside POST /transaction")
+        case .savepoint, nil:
+            break
+        }
+        if context.requiresReadOnly, !statement.isReadOnly {
+            throw .readonlyStatement("the statement would modify the database: use POST /update")
+        }
+    }
+
+    // MARK: - Executing
+
+    private func execute(
+        _ statement: Statement, arguments: StatementArguments, context: inout RequestContext,
+        into result: inout JSONWriter
+    ) throws(APIError) {
+        var rows = RowEmitter(statement: statement, context: context)
+        result.beginObject()
+        rows.writeHeader(into: &result)
+        let outcome = try step(statement, arguments: arguments, rows: &rows, context: &context, into: &result)
+        rows.writeFooter(into: &result)
+        if !statement.isReadOnly {
+            result.key("changes")
+            result.writeInt64(Int64(outcome.changes), asStringIfUnsafe: false)
+            result.key("last_insert_rowid")
+            if let rowID = outcome.insertedRowID {
+                result.writeInt64(rowID, asStringIfUnsafe: context.int64AsString)
+            } else {
+                result.writeNull()
+            }
+        }
+        result.endObject()
+    }
+
+    private func executeBatch(
+        _ statement: Statement, sets: [ParameterSet], context: inout RequestContext, into result: inout JSONWriter
+    ) throws(APIError) {
+        var rows = RowEmitter(statement: statement, context: context)
+        var changes = 0
+        var lastRowID: Int64?
+        result.beginObject()
+        rows.writeHeader(into: &result)
+        let runAll = { (context: inout RequestContext, result: inout JSONWriter) throws(APIError) -> Void in
+            for (index, set) in sets.enumerated() {
+                let arguments: StatementArguments
+                switch set {
+                case .positional(let values): arguments = .positional(values.map(\.databaseValue))
+                case .named(let pairs): arguments = try Self.namedArguments(pairs, setIndex: index)
+                }
+                let outcome = try step(statement, arguments: arguments, rows: &rows, context: &context, into: &result)
+                changes += outcome.changes
+                lastRowID = outcome.insertedRowID
+            }
+        }
+        if statement.isReadOnly {
+            try runAll(&context, &result)
+        } else {
+            // A failing set undoes the earlier sets of the same statement: a
+            // savepoint inside an open transaction, else a transaction of its own.
+            try atomically(context: &context, output: &result, runAll)
+        }
+        rows.writeFooter(into: &result)
+        if !statement.isReadOnly {
+            result.key("changes")
+            result.writeInt64(Int64(changes), asStringIfUnsafe: false)
+            result.key("last_insert_rowid")
+            if let lastRowID {
+                result.writeInt64(lastRowID, asStringIfUnsafe: context.int64AsString)
+            } else {
+                result.writeNull()
+            }
+        }
+        result.key("count")
+        result.writeInt64(Int64(sets.count), asStringIfUnsafe: false)
+        result.endObject()
+    }
+
+    private func atomically(
+        context: inout RequestContext, output: inout JSONWriter,
+        _ body: (inout RequestContext, inout JSONWriter) throws(APIError) -> Void
+    ) throws(APIError) {
+        let name = "sqlited_params_batch"
+        let nested = db.isInTransaction
+        do {
+            if nested {
+                try db.beginSavepoint(name)
+            } else {
+                try db.beginTransaction(.immediate)
+            }
+        } catch {
+            throw APIError(error, db: db)
+        }
+        do {
+            try body(&context, &output)
+        } catch {
+            if nested {
+                try? db.rollbackToSavepoint(name)
+                try? db.releaseSavepoint(name)
+            } else if db.isInTransaction {
+                try? db.rollback()
+            }
+            throw error
+        }
+        do {
+            if nested {
+                try db.releaseSavepoint(name)
+            } else {
+                try db.commit()
+            }
+        } catch {
+            if !nested, db.isInTransaction { try? db.rollback() }
+            throw APIError(error, db: db)
+        }
+    }
+
+    private struct StepOutcome {
+        var changes: Int
+        var insertedRowID: Int64?
+    }
+
+    /// Binds, steps to the end and resets; rows go to `rows` until the budget is spent.
+    private func step(
+        _ statement: Statement, arguments: StatementArguments, rows: inout RowEmitter,
+        context: inout RequestContext, into out: inout JSONWriter
+    ) throws(APIError) -> StepOutcome {
+        defer { statement.reset() }
+        do {
+            try statement.bind(arguments)
+            while try statement.step() {
+                if context.remainingRows > 0 {
+                    rows.writeRow(into: &out)
+                    context.remainingRows -= 1
+                } else {
+                    rows.truncated = true
+                    // A read-only statement can stop here; a writing one (RETURNING)
+                    // must run to its end so that every change it makes happens.
+                    if statement.isReadOnly { break }
+                }
+            }
+        } catch {
+            throw APIError(error, db: db)
+        }
+        return StepOutcome(changes: statement.changes, insertedRowID: statement.insertedRowID)
+    }
+
+    // MARK: - Arguments
+
+    /// Named values keyed as the SQL writes them; two keys for one parameter are refused.
+    private static func namedArguments(
+        _ pairs: [(String, ParameterValue)], setIndex: Int? = nil
+    ) throws(APIError) -> StatementArguments {
+        var values: [String: DatabaseValue] = [:]
+        var seen: Set<String> = []
+        for (key, value) in pairs {
+            let bare = key.first.map { ":@$".contains($0) } == true ? String(key.dropFirst()) : key
+            guard seen.insert(bare).inserted else {
+                let location = setIndex.map { "params_batch[\($0)]: " } ?? ""
+                throw .bindError("\(location)parameter '\(bare)' is given more than once")
+            }
+            values[key] = value.databaseValue
+        }
+        return .named(values)
+    }
+}
+
+extension ParameterValue {
+    /// The value as the engine binds it.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): .integer(value)
+        case .real(let value): .real(value)
+        case .text(let value): .text(value)
+        case .blob(let bytes): .blob(Data(bytes))
+        }
+    }
+}

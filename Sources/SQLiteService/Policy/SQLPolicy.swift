@@ -1,0 +1,129 @@
+import SQLiteEngine
+import Synchronization
+
+/// The SQL policy of the contract: what statements from the network may do.
+///
+/// Installed once per connection (changing an authorizer invalidates prepared
+/// statements), from the pool's `prepareDatabase` hook. The writer and the
+/// readers get different allow lists. A denial is remembered per connection so
+/// the service can say *what* was denied: SQLite itself only says "not authorized".
+///
+/// Related SQLite documentation: <https://www.sqlite.org/c3ref/set_authorizer.html>
+enum SQLPolicy {
+    /// Which connection the policy guards.
+    enum Role: Sendable {
+        case writer
+        case reader
+    }
+
+    /// Pragmas any connection may run, read-only, with or without an argument
+    /// (an argument here names a table or index, never a new setting).
+    static let informationalPragmas: Set<String> = [
+        "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+        "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check",
+        "collation_list", "function_list", "module_list", "pragma_list", "compile_options",
+    ]
+
+    /// Pragmas that only report a value; allowed without an argument.
+    static let readablePragmas: Set<String> = [
+        "user_version", "application_id", "schema_version", "data_version", "page_count", "page_size",
+        "freelist_count", "encoding", "foreign_keys", "journal_mode", "synchronous", "auto_vacuum",
+        "max_page_count", "busy_timeout", "query_only",
+    ]
+
+    /// Pragmas the writer may also set.
+    static let writerSettablePragmas: Set<String> = ["user_version", "application_id"]
+
+    /// Installs the authorizer for `role` on `db` and registers the state that
+    /// records denials.
+    static func install(on db: Database, role: Role) {
+        let state = PolicyState()
+        PolicyRegistry.shared.register(state, for: db)
+        db.setAuthorizer { context in
+            if let reason = denialReason(for: context, role: role) {
+                state.recordDenial(reason)
+                return .deny
+            }
+            return .ok
+        }
+    }
+
+    /// The reason `context` is denied for `role`, or nil when it is allowed.
+    static func denialReason(for context: AuthorizerContext, role: Role) -> String? {
+        switch context.action {
+        case .attach:
+            // VACUUM attaches its target internally, so this also refuses
+            // VACUUM INTO (a client-chosen file) and VACUUM itself.
+            if let file = context.argument1, !file.isEmpty {
+                return "ATTACH and VACUUM INTO are not allowed"
+            }
+            return "ATTACH and VACUUM are not allowed"
+        case .detach:
+            return "DETACH is not allowed"
+        case .createTempTable, .createTempIndex, .createTempTrigger, .createTempView:
+            return "temporary tables, indexes, triggers and views are not allowed"
+        case .createTable, .createIndex, .createTrigger, .createView, .createVTable:
+            if context.databaseName?.lowercased() == "temp" {
+                return "temporary tables, indexes, triggers and views are not allowed"
+            }
+            return nil
+        case .function:
+            if context.argument2?.lowercased() == "load_extension" {
+                return "load_extension() is not allowed"
+            }
+            return nil
+        case .pragma:
+            return pragmaDenial(name: context.argument1 ?? "", argument: context.argument2, role: role)
+        default:
+            return nil
+        }
+    }
+
+    private static func pragmaDenial(name rawName: String, argument: String?, role: Role) -> String? {
+        let name = rawName.lowercased()
+        if informationalPragmas.contains(name) { return nil }
+        if readablePragmas.contains(name) {
+            if argument == nil { return nil }
+            if role == .writer, writerSettablePragmas.contains(name) { return nil }
+            return "PRAGMA \(name) may be read but not set"
+        }
+        return "PRAGMA \(name) is not allowed"
+    }
+}
+
+/// Per-connection record of the last denial, read by the service when a
+/// statement fails with `SQLITE_AUTH`.
+final class PolicyState: Sendable {
+    private let lastDenial = Mutex<String?>(nil)
+
+    func recordDenial(_ reason: String) {
+        lastDenial.withLock { $0 = reason }
+    }
+
+    /// Returns and clears the last denial.
+    func takeDenial() -> String? {
+        lastDenial.withLock { value in
+            defer { value = nil }
+            return value
+        }
+    }
+}
+
+/// Finds a connection's `PolicyState`. Connections live as long as the pool,
+/// so entries are removed only when the pool closes.
+final class PolicyRegistry: Sendable {
+    static let shared = PolicyRegistry()
+    private let states = Mutex<[ObjectIdentifier: PolicyState]>([:])
+
+    func register(_ state: PolicyState, for db: Database) {
+        states.withLock { $0[ObjectIdentifier(db)] = state }
+    }
+
+    func state(for db: Database) -> PolicyState? {
+        states.withLock { $0[ObjectIdentifier(db)] }
+    }
+
+    func unregister(_ db: Database) {
+        states.withLock { $0[ObjectIdentifier(db)] = nil }
+    }
+}

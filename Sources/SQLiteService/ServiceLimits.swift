@@ -1,0 +1,24 @@
+/// Limits the service applies to every request, on top of the HTTP server's own.
+///
+/// Defaults follow the "Limits" section of the API contract. Per-request options
+/// (`max_rows`, `timeout_ms`) may only lower them.
+public struct ServiceLimits: Sendable, Hashable {
+    /// Rows one response may carry; more are cut and the result says `truncated`.
+    public var maxRows: Int = 100_000
+    /// Time one request's statements may run, all statements together.
+    public var statementTimeout: Duration = .seconds(5)
+    /// Longest SQL text accepted (`SQLITE_LIMIT_SQL_LENGTH`).
+    public var maxSQLLength: Int32 = 1_000_000
+    /// Largest string or blob a statement may produce (`SQLITE_LIMIT_LENGTH`).
+    public var maxValueLength: Int32 = 10 * 1024 * 1024
+    /// Deepest expression tree (`SQLITE_LIMIT_EXPR_DEPTH`).
+    public var maxExpressionDepth: Int32 = 1000
+    /// Most parameters one statement may have (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+    public var maxParameters: Int32 = 32_766
+    /// Most parameter sets in one `params_batch`.
+    public var maxBatchSize: Int = 100_000
+    /// Most statements in one `/batch` or `/transaction` request.
+    public var maxStatements: Int = 10_000
+
+    public init() {}
+}

@@ -1,3 +1,0 @@
-import SQLiteEngine
-
-print("sqlited (SQLite \(sqliteLibraryVersion))")
