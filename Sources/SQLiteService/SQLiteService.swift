@@ -1,2 +1,0 @@
-/// Placeholder until the service lands.
-public enum SQLiteServiceModule {}
