@@ -18,6 +18,9 @@ public struct JSONParser: Sendable {
     public static let defaultMaxDepth = 64
 
     /// The deepest nesting of arrays and objects accepted; `[[1]]` has depth 2, a scalar depth 0.
+    ///
+    /// Parsing never recurses, but releasing or comparing a ``JSONValue`` does, one frame per level: keep the
+    /// limit modest (request bodies need fewer than 8 levels).
     public var maxDepth: Int
 
     public init(maxDepth: Int = JSONParser.defaultMaxDepth) {
