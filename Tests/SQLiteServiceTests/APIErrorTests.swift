@@ -84,8 +84,12 @@ func errorObject(_ error: APIError) throws -> JSONObject {
 
     /// A statement failure in a batch or transaction carries statement_index and rolled_back, in contract order.
     @Test func body_includesStatementIndexAndRolledBack() throws {
-        let error = APIError.sqlite(name: "SQLITE_CONSTRAINT_UNIQUE", code: 2067, message: "UNIQUE constraint failed: users.email")
-            .at(statementIndex: 1, rolledBack: true)
+        let error = APIError.sqlite(
+            name: "SQLITE_CONSTRAINT_UNIQUE",
+            code: 2067,
+            message: "UNIQUE constraint failed: users.email"
+        )
+        .at(statementIndex: 1, rolledBack: true)
         #expect(
             String(decoding: error.body, as: UTF8.self)
                 == #"{"error":{"code":"SQLITE_CONSTRAINT_UNIQUE","message":"UNIQUE constraint failed: users.email","sqlite_code":2067,"statement_index":1,"rolled_back":true}}"#

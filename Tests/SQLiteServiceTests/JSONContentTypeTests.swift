@@ -4,12 +4,15 @@ import Testing
 
 @Suite struct JSONContentTypeTests {
     /// No Content-Type, or application/json in any case with well-formed parameters and a UTF-8 charset, is accepted.
-    @Test(arguments: [
-        nil, "application/json", "APPLICATION/JSON", "Application/Json", "application/json; charset=utf-8",
-        "application/json;charset=UTF-8", "application/json ; charset=\"utf-8\"", "application/json;\tcharset=Utf-8",
-        "application/json; foo=bar", "application/json; foo=\"a;b\\\"c\"; charset=utf-8", "application/json;",
-        "application/json;;", " application/json ", "application/json; CHARSET=utf-8",
-    ] as [String?])
+    @Test(
+        arguments: [
+            nil, "application/json", "APPLICATION/JSON", "Application/Json", "application/json; charset=utf-8",
+            "application/json;charset=UTF-8", "application/json ; charset=\"utf-8\"",
+            "application/json;\tcharset=Utf-8",
+            "application/json; foo=bar", "application/json; foo=\"a;b\\\"c\"; charset=utf-8", "application/json;",
+            "application/json;;", " application/json ", "application/json; CHARSET=utf-8",
+        ] as [String?]
+    )
     func check_acceptsJSON(_ value: String?) throws {
         #expect(JSONContentType.isAcceptable(value))
         #expect(throws: Never.self) { try JSONContentType.check(value) }

@@ -63,9 +63,15 @@ func object(_ members: (String, JSONValue)...) -> JSONValue {
         ValidCase(json: "false", expected: .bool(false)),
         ValidCase(json: "42", expected: .integer(42)),
         ValidCase(json: "\"asd\"", expected: .string("asd")),
-        ValidCase(json: "[null, 1, \"1\", {}]", expected: .array([.null, .integer(1), .string("1"), .object(JSONObject())])),
+        ValidCase(
+            json: "[null, 1, \"1\", {}]",
+            expected: .array([.null, .integer(1), .string("1"), .object(JSONObject())])
+        ),
         ValidCase(json: "[[[[]]]]", expected: .array([.array([.array([.array([])])])])),
-        ValidCase(json: "{\"a\":[1,{\"b\":null}],\"c\":false}", expected: object(("a", .array([.integer(1), object(("b", .null))])), ("c", .bool(false)))),
+        ValidCase(
+            json: "{\"a\":[1,{\"b\":null}],\"c\":false}",
+            expected: object(("a", .array([.integer(1), object(("b", .null))])), ("c", .bool(false)))
+        ),
         ValidCase(json: "{\"\":0}", expected: object(("", .integer(0)))),
         ValidCase(json: "{\"a\":1,\"A\":2}", expected: object(("a", .integer(1)), ("A", .integer(2)))),
         // Numbers.
@@ -187,7 +193,12 @@ func object(_ members: (String, JSONValue)...) -> JSONValue {
         InvalidCase("huge exponent", "[1e999]", .numberOutOfRange, at: 1),
         InvalidCase("negative huge exponent", "-1e999", .numberOutOfRange, at: 0),
         InvalidCase("too large mantissa", "[" + String(repeating: "9", count: 400) + ".0]", .numberOutOfRange, at: 1),
-        InvalidCase("huge exponent digits", "[0.4e" + String(repeating: "9", count: 300) + "]", .numberOutOfRange, at: 1),
+        InvalidCase(
+            "huge exponent digits",
+            "[0.4e" + String(repeating: "9", count: 300) + "]",
+            .numberOutOfRange,
+            at: 1
+        ),
         // Strings.
         InvalidCase("unescaped tab", "[\"\t\"]", .controlCharacterInString, at: 2),
         InvalidCase("unescaped newline", "[\"a\nb\"]", .controlCharacterInString, at: 3),

@@ -82,7 +82,10 @@ func written(_ body: (inout JSONWriter) -> Void) -> String {
     ])
     func writeInt64_asStringIfUnsafe(_ value: Int64, _ expected: String) {
         #expect(written { $0.writeInt64(value, asStringIfUnsafe: true) } == expected)
-        #expect(written { $0.writeInt64(value, asStringIfUnsafe: false) } == expected.replacingOccurrences(of: "\"", with: ""))
+        #expect(
+            written { $0.writeInt64(value, asStringIfUnsafe: false) }
+                == expected.replacingOccurrences(of: "\"", with: "")
+        )
     }
 
     /// Doubles use the shortest round-trip text, always with a fraction or exponent; infinities and NaN are total.
@@ -134,7 +137,10 @@ func written(_ body: (inout JSONWriter) -> Void) -> String {
     /// For arbitrary bytes, the output is valid JSON whose string equals Swift's repairing UTF-8 decoding.
     @Test func writeStringUTF8_randomBytesMatchStandardLibraryRepair() throws {
         var generator = SplitMix64(state: 0x5EED)
-        let interesting: [UInt8] = [0x00, 0x1F, 0x22, 0x5C, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0xA0, 0x90, 0x8F]
+        let interesting: [UInt8] = [
+            0x00, 0x1F, 0x22, 0x5C, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF,
+            0xA0, 0x90, 0x8F,
+        ]
         for _ in 0..<2_000 {
             let length = Int.random(in: 0...12, using: &generator)
             let bytes = (0..<length).map { _ in interesting.randomElement(using: &generator)! }
@@ -160,7 +166,8 @@ func written(_ body: (inout JSONWriter) -> Void) -> String {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
             var writer = JSONWriter()
             writer.writeBase64(bytes)
-            guard case .object(let object) = try JSONParser().parse(writer.bytes), case .string(let encoded)? = object["base64"]
+            guard case .object(let object) = try JSONParser().parse(writer.bytes),
+                case .string(let encoded)? = object["base64"]
             else {
                 Issue.record("not a base64 object")
                 return
@@ -195,7 +202,8 @@ func written(_ body: (inout JSONWriter) -> Void) -> String {
             .double(-1.0), .double(1e16), .double(1e-5), .double(1e300), .double(1e-300), .double(123.456),
             .double(.leastNonzeroMagnitude), .double(-.leastNonzeroMagnitude), .double(.leastNormalMagnitude),
             .double(.leastNormalMagnitude.nextDown), .double(.greatestFiniteMagnitude),
-            .double(-.greatestFiniteMagnitude), .double(9007199254740992.0), .double(.pi), .double(Double(bitPattern: 5000)),
+            .double(-.greatestFiniteMagnitude), .double(9007199254740992.0), .double(.pi),
+            .double(Double(bitPattern: 5000)),
             .string(""), .string("plain"), .string("emoji 😀👍🏽🇫🇷 family 👨‍👩‍👧"), .string("a\u{0}b\u{0}"),
             .string(String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)), .string("\"\\/"),
             .string("\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}\u{2028}\u{2029}\u{FEFF}"),

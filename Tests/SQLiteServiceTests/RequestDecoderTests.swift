@@ -81,8 +81,13 @@ struct RejectedCase: CustomTestStringConvertible, Sendable {
     /// Without params the statement has no parameters; empty params are kept as given.
     @Test func decodeQuery_absentAndEmptyParams() throws {
         #expect(try decoder.decodeQuery(Array(#"{"sql":"SELECT 1"}"#.utf8)).statement.parameters == .none)
-        #expect(try decoder.decodeQuery(Array(#"{"sql":"SELECT 1","params":[]}"#.utf8)).statement.parameters == .positional([]))
-        #expect(try decoder.decodeQuery(Array(#"{"sql":"SELECT 1","params":{}}"#.utf8)).statement.parameters == .named([]))
+        #expect(
+            try decoder.decodeQuery(Array(#"{"sql":"SELECT 1","params":[]}"#.utf8)).statement.parameters
+                == .positional([])
+        )
+        #expect(
+            try decoder.decodeQuery(Array(#"{"sql":"SELECT 1","params":{}}"#.utf8)).statement.parameters == .named([])
+        )
     }
 
     /// params_batch holds positional and named sets in order; it is accepted on /query too.
@@ -93,7 +98,9 @@ struct RejectedCase: CustomTestStringConvertible, Sendable {
             endpoint == .update ? try decoder.decodeUpdate(body).statement : try decoder.decodeQuery(body).statement
         #expect(
             statement.parameters
-                == .batch([.positional([.text("ann")]), .named([.init(name: "name", value: .text("bob"))]), .positional([])])
+                == .batch([
+                    .positional([.text("ann")]), .named([.init(name: "name", value: .text("bob"))]), .positional([]),
+                ])
         )
     }
 
@@ -109,7 +116,10 @@ struct RejectedCase: CustomTestStringConvertible, Sendable {
                 == expected
         )
         let large = try decoder.decodeQuery(
-            Array(#"{"sql":"x","shape":"objects","int64_as_string":false,"max_rows":9223372036854775807,"timeout_ms":5000}"#.utf8)
+            Array(
+                #"{"sql":"x","shape":"objects","int64_as_string":false,"max_rows":9223372036854775807,"timeout_ms":5000}"#
+                    .utf8
+            )
         )
         #expect(large.options == RequestOptions(shape: .objects, int64AsString: false, maxRows: .max, timeoutMs: 5000))
     }
@@ -117,7 +127,10 @@ struct RejectedCase: CustomTestStringConvertible, Sendable {
     /// A batch of statements decodes in order, with continue_on_error.
     @Test func decodeBatch_statements() throws {
         let request = try decoder.decodeBatch(
-            Array(#"{"statements":[{"sql":"CREATE TABLE a(x)"},{"sql":"INSERT INTO a VALUES (?)","params":[1]}],"continue_on_error":true}"#.utf8)
+            Array(
+                #"{"statements":[{"sql":"CREATE TABLE a(x)"},{"sql":"INSERT INTO a VALUES (?)","params":[1]}],"continue_on_error":true}"#
+                    .utf8
+            )
         )
         #expect(
             request.body
@@ -177,75 +190,270 @@ struct RejectedCase: CustomTestStringConvertible, Sendable {
         RejectedCase(.query, "{\"sql\":\"x\",\"SQL\":\"y\"}", "INVALID_REQUEST", "unknown key \"SQL\""),
         RejectedCase(.batch, "{\"script\":\"x\",\"mode\":\"immediate\"}", "INVALID_REQUEST", "unknown key \"mode\""),
         RejectedCase(.batch, "{\"script\":\"x\",\"sql\":\"y\"}", "INVALID_REQUEST", "unknown key \"sql\""),
-        RejectedCase(.transaction, "{\"statements\":[{\"sql\":\"x\"}],\"continue_on_error\":true}", "INVALID_REQUEST", "unknown key \"continue_on_error\""),
-        RejectedCase(.transaction, "{\"statements\":[{\"sql\":\"x\"}],\"script\":\"y\"}", "INVALID_REQUEST", "unknown key \"script\""),
-        RejectedCase(.batch, "{\"statements\":[{\"sql\":\"x\",\"shape\":\"arrays\"}]}", "INVALID_REQUEST", "statements[0]: unknown key \"shape\""),
-        RejectedCase(.transaction, "{\"statements\":[{\"sql\":\"x\"},{\"sql\":\"y\",\"extra\":1}]}", "INVALID_REQUEST", "statements[1]: unknown key \"extra\""),
+        RejectedCase(
+            .transaction,
+            "{\"statements\":[{\"sql\":\"x\"}],\"continue_on_error\":true}",
+            "INVALID_REQUEST",
+            "unknown key \"continue_on_error\""
+        ),
+        RejectedCase(
+            .transaction,
+            "{\"statements\":[{\"sql\":\"x\"}],\"script\":\"y\"}",
+            "INVALID_REQUEST",
+            "unknown key \"script\""
+        ),
+        RejectedCase(
+            .batch,
+            "{\"statements\":[{\"sql\":\"x\",\"shape\":\"arrays\"}]}",
+            "INVALID_REQUEST",
+            "statements[0]: unknown key \"shape\""
+        ),
+        RejectedCase(
+            .transaction,
+            "{\"statements\":[{\"sql\":\"x\"},{\"sql\":\"y\",\"extra\":1}]}",
+            "INVALID_REQUEST",
+            "statements[1]: unknown key \"extra\""
+        ),
         // params / params_batch.
-        RejectedCase(.query, "{\"sql\":\"x\",\"params\":[1],\"params_batch\":[[1]]}", "INVALID_REQUEST", "cannot be used together"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params\":1}", "INVALID_REQUEST", "\"params\" must be an array or an object"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params\":\"1\"}", "INVALID_REQUEST", "\"params\" must be an array or an object"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params\":null}", "INVALID_REQUEST", "\"params\" must be an array or an object"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params_batch\":[]}", "INVALID_REQUEST", "\"params_batch\" must not be empty"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params_batch\":{\"a\":1}}", "INVALID_REQUEST", "\"params_batch\" must be an array"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params_batch\":[[1],2]}", "INVALID_REQUEST", "\"params_batch[1]\" must be an array or an object"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params_batch\":[null]}", "INVALID_REQUEST", "\"params_batch[0]\" must be an array or an object"),
+        RejectedCase(
+            .query,
+            "{\"sql\":\"x\",\"params\":[1],\"params_batch\":[[1]]}",
+            "INVALID_REQUEST",
+            "cannot be used together"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params\":1}",
+            "INVALID_REQUEST",
+            "\"params\" must be an array or an object"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params\":\"1\"}",
+            "INVALID_REQUEST",
+            "\"params\" must be an array or an object"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params\":null}",
+            "INVALID_REQUEST",
+            "\"params\" must be an array or an object"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params_batch\":[]}",
+            "INVALID_REQUEST",
+            "\"params_batch\" must not be empty"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params_batch\":{\"a\":1}}",
+            "INVALID_REQUEST",
+            "\"params_batch\" must be an array"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params_batch\":[[1],2]}",
+            "INVALID_REQUEST",
+            "\"params_batch[1]\" must be an array or an object"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params_batch\":[null]}",
+            "INVALID_REQUEST",
+            "\"params_batch[0]\" must be an array or an object"
+        ),
         // Parameter values that cannot be bound.
-        RejectedCase(.query, "{\"sql\":\"x\",\"params\":[1,[2]]}", "BIND_ERROR", "parameter 2: an array cannot be bound"),
-        RejectedCase(.query, "{\"sql\":\"x\",\"params\":[{\"a\":1}]}", "BIND_ERROR", "parameter 1: an object cannot be bound"),
+        RejectedCase(
+            .query,
+            "{\"sql\":\"x\",\"params\":[1,[2]]}",
+            "BIND_ERROR",
+            "parameter 2: an array cannot be bound"
+        ),
+        RejectedCase(
+            .query,
+            "{\"sql\":\"x\",\"params\":[{\"a\":1}]}",
+            "BIND_ERROR",
+            "parameter 1: an object cannot be bound"
+        ),
         RejectedCase(.query, "{\"sql\":\"x\",\"params\":[{}]}", "BIND_ERROR", "parameter 1: an object"),
-        RejectedCase(.query, "{\"sql\":\"x\",\"params\":{\"id\":{\"base64\":\"AA==\",\"x\":1}}}", "BIND_ERROR", "parameter :id: an object"),
+        RejectedCase(
+            .query,
+            "{\"sql\":\"x\",\"params\":{\"id\":{\"base64\":\"AA==\",\"x\":1}}}",
+            "BIND_ERROR",
+            "parameter :id: an object"
+        ),
         RejectedCase(.query, "{\"sql\":\"x\",\"params\":{\"$id\":[]}}", "BIND_ERROR", "parameter $id: an array"),
-        RejectedCase(.query, "{\"sql\":\"x\",\"params\":{\"@v\":{\"BASE64\":\"AA==\"}}}", "BIND_ERROR", "parameter @v: an object"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params\":[{\"base64\":1}]}", "BIND_ERROR", "parameter 1: \"base64\" must be a string"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params\":[{\"base64\":null}]}", "BIND_ERROR", "parameter 1: \"base64\" must be a string"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params\":[1,2,{\"base64\":\"AAE\"}]}", "BIND_ERROR", "parameter 3: invalid base64"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params\":[{\"base64\":\"AA AA\"}]}", "BIND_ERROR", "parameter 1: invalid base64"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params\":[{\"base64\":\"AB==\"}]}", "BIND_ERROR", "parameter 1: invalid base64"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params_batch\":[[1],[2,[3]]]}", "BIND_ERROR", "params_batch[1]: parameter 2: an array"),
-        RejectedCase(.update, "{\"sql\":\"x\",\"params_batch\":[{\"k\":{\"n\":1}}]}", "BIND_ERROR", "params_batch[0]: parameter :k: an object"),
+        RejectedCase(
+            .query,
+            "{\"sql\":\"x\",\"params\":{\"@v\":{\"BASE64\":\"AA==\"}}}",
+            "BIND_ERROR",
+            "parameter @v: an object"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params\":[{\"base64\":1}]}",
+            "BIND_ERROR",
+            "parameter 1: \"base64\" must be a string"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params\":[{\"base64\":null}]}",
+            "BIND_ERROR",
+            "parameter 1: \"base64\" must be a string"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params\":[1,2,{\"base64\":\"AAE\"}]}",
+            "BIND_ERROR",
+            "parameter 3: invalid base64"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params\":[{\"base64\":\"AA AA\"}]}",
+            "BIND_ERROR",
+            "parameter 1: invalid base64"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params\":[{\"base64\":\"AB==\"}]}",
+            "BIND_ERROR",
+            "parameter 1: invalid base64"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params_batch\":[[1],[2,[3]]]}",
+            "BIND_ERROR",
+            "params_batch[1]: parameter 2: an array"
+        ),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"params_batch\":[{\"k\":{\"n\":1}}]}",
+            "BIND_ERROR",
+            "params_batch[0]: parameter :k: an object"
+        ),
         // Options.
         RejectedCase(.query, "{\"sql\":\"x\",\"shape\":\"rows\"}", "INVALID_REQUEST", "\"shape\""),
         RejectedCase(.query, "{\"sql\":\"x\",\"shape\":\"Arrays\"}", "INVALID_REQUEST", "\"shape\""),
         RejectedCase(.query, "{\"sql\":\"x\",\"shape\":1}", "INVALID_REQUEST", "\"shape\""),
-        RejectedCase(.query, "{\"sql\":\"x\",\"int64_as_string\":1}", "INVALID_REQUEST", "\"int64_as_string\" must be a boolean"),
+        RejectedCase(
+            .query,
+            "{\"sql\":\"x\",\"int64_as_string\":1}",
+            "INVALID_REQUEST",
+            "\"int64_as_string\" must be a boolean"
+        ),
         RejectedCase(.query, "{\"sql\":\"x\",\"int64_as_string\":\"true\"}", "INVALID_REQUEST", "\"int64_as_string\""),
-        RejectedCase(.query, "{\"sql\":\"x\",\"max_rows\":-1}", "INVALID_REQUEST", "\"max_rows\" must be an integer >= 0"),
+        RejectedCase(
+            .query,
+            "{\"sql\":\"x\",\"max_rows\":-1}",
+            "INVALID_REQUEST",
+            "\"max_rows\" must be an integer >= 0"
+        ),
         RejectedCase(.query, "{\"sql\":\"x\",\"max_rows\":1.5}", "INVALID_REQUEST", "\"max_rows\""),
         RejectedCase(.query, "{\"sql\":\"x\",\"max_rows\":10.0}", "INVALID_REQUEST", "\"max_rows\""),
         RejectedCase(.query, "{\"sql\":\"x\",\"max_rows\":\"10\"}", "INVALID_REQUEST", "\"max_rows\""),
         RejectedCase(.query, "{\"sql\":\"x\",\"max_rows\":null}", "INVALID_REQUEST", "\"max_rows\""),
         RejectedCase(.query, "{\"sql\":\"x\",\"max_rows\":9223372036854775808}", "INVALID_REQUEST", "\"max_rows\""),
-        RejectedCase(.update, "{\"sql\":\"x\",\"timeout_ms\":0}", "INVALID_REQUEST", "\"timeout_ms\" must be an integer >= 1"),
+        RejectedCase(
+            .update,
+            "{\"sql\":\"x\",\"timeout_ms\":0}",
+            "INVALID_REQUEST",
+            "\"timeout_ms\" must be an integer >= 1"
+        ),
         RejectedCase(.update, "{\"sql\":\"x\",\"timeout_ms\":-5}", "INVALID_REQUEST", "\"timeout_ms\""),
         RejectedCase(.update, "{\"sql\":\"x\",\"timeout_ms\":1e3}", "INVALID_REQUEST", "\"timeout_ms\""),
         RejectedCase(.batch, "{\"script\":\"x\",\"timeout_ms\":true}", "INVALID_REQUEST", "\"timeout_ms\""),
-        RejectedCase(.transaction, "{\"statements\":[{\"sql\":\"x\"}],\"max_rows\":[]}", "INVALID_REQUEST", "\"max_rows\""),
+        RejectedCase(
+            .transaction,
+            "{\"statements\":[{\"sql\":\"x\"}],\"max_rows\":[]}",
+            "INVALID_REQUEST",
+            "\"max_rows\""
+        ),
         // Batch.
         RejectedCase(.batch, "{}", "INVALID_REQUEST", "missing \"statements\" or \"script\""),
         RejectedCase(.batch, "{\"continue_on_error\":true}", "INVALID_REQUEST", "missing \"statements\" or \"script\""),
-        RejectedCase(.batch, "{\"statements\":[{\"sql\":\"x\"}],\"script\":\"y\"}", "INVALID_REQUEST", "cannot be used together"),
+        RejectedCase(
+            .batch,
+            "{\"statements\":[{\"sql\":\"x\"}],\"script\":\"y\"}",
+            "INVALID_REQUEST",
+            "cannot be used together"
+        ),
         RejectedCase(.batch, "{\"statements\":[]}", "INVALID_REQUEST", "\"statements\" must not be empty"),
         RejectedCase(.batch, "{\"statements\":{\"sql\":\"x\"}}", "INVALID_REQUEST", "\"statements\" must be an array"),
-        RejectedCase(.batch, "{\"statements\":[\"SELECT 1\"]}", "INVALID_REQUEST", "statements[0]: must be a statement object"),
-        RejectedCase(.batch, "{\"statements\":[{\"sql\":\"x\"},{}]}", "INVALID_REQUEST", "statements[1]: missing \"sql\""),
+        RejectedCase(
+            .batch,
+            "{\"statements\":[\"SELECT 1\"]}",
+            "INVALID_REQUEST",
+            "statements[0]: must be a statement object"
+        ),
+        RejectedCase(
+            .batch,
+            "{\"statements\":[{\"sql\":\"x\"},{}]}",
+            "INVALID_REQUEST",
+            "statements[1]: missing \"sql\""
+        ),
         RejectedCase(.batch, "{\"script\":1}", "INVALID_REQUEST", "\"script\" must be a string"),
         RejectedCase(.batch, "{\"script\":\"SELECT 1;\\u0000DROP TABLE t\"}", "INVALID_REQUEST", "U+0000"),
-        RejectedCase(.batch, "{\"script\":\"x\",\"continue_on_error\":\"yes\"}", "INVALID_REQUEST", "\"continue_on_error\" must be a boolean"),
-        RejectedCase(.batch, "{\"script\":\"x\",\"continue_on_error\":null}", "INVALID_REQUEST", "\"continue_on_error\""),
-        RejectedCase(.batch, "{\"statements\":[{\"sql\":\"a\"},{\"sql\":\"b\"},{\"sql\":\"c\"},{\"sql\":\"d\"},{\"sql\":\"e\"},{\"sql\":\"f\",\"params\":[[1]]}]}", "BIND_ERROR", "statements[5]: parameter 1: an array"),
-        RejectedCase(.batch, "{\"statements\":[{\"sql\":\"a\"},{\"sql\":\"b\",\"params\":[1],\"params_batch\":[[1]]}]}", "INVALID_REQUEST", "statements[1]: \"params\" and \"params_batch\""),
+        RejectedCase(
+            .batch,
+            "{\"script\":\"x\",\"continue_on_error\":\"yes\"}",
+            "INVALID_REQUEST",
+            "\"continue_on_error\" must be a boolean"
+        ),
+        RejectedCase(
+            .batch,
+            "{\"script\":\"x\",\"continue_on_error\":null}",
+            "INVALID_REQUEST",
+            "\"continue_on_error\""
+        ),
+        RejectedCase(
+            .batch,
+            "{\"statements\":[{\"sql\":\"a\"},{\"sql\":\"b\"},{\"sql\":\"c\"},{\"sql\":\"d\"},{\"sql\":\"e\"},{\"sql\":\"f\",\"params\":[[1]]}]}",
+            "BIND_ERROR",
+            "statements[5]: parameter 1: an array"
+        ),
+        RejectedCase(
+            .batch,
+            "{\"statements\":[{\"sql\":\"a\"},{\"sql\":\"b\",\"params\":[1],\"params_batch\":[[1]]}]}",
+            "INVALID_REQUEST",
+            "statements[1]: \"params\" and \"params_batch\""
+        ),
         // Transaction.
         RejectedCase(.transaction, "{}", "INVALID_REQUEST", "missing \"statements\""),
         RejectedCase(.transaction, "{\"mode\":\"deferred\"}", "INVALID_REQUEST", "missing \"statements\""),
         RejectedCase(.transaction, "{\"statements\":[]}", "INVALID_REQUEST", "\"statements\" must not be empty"),
         RejectedCase(.transaction, "{\"statements\":null}", "INVALID_REQUEST", "\"statements\" must be an array"),
-        RejectedCase(.transaction, "{\"statements\":[{\"sql\":\"x\"}],\"mode\":\"IMMEDIATE\"}", "INVALID_REQUEST", "\"mode\""),
-        RejectedCase(.transaction, "{\"statements\":[{\"sql\":\"x\"}],\"mode\":\"exclusive \"}", "INVALID_REQUEST", "\"mode\""),
+        RejectedCase(
+            .transaction,
+            "{\"statements\":[{\"sql\":\"x\"}],\"mode\":\"IMMEDIATE\"}",
+            "INVALID_REQUEST",
+            "\"mode\""
+        ),
+        RejectedCase(
+            .transaction,
+            "{\"statements\":[{\"sql\":\"x\"}],\"mode\":\"exclusive \"}",
+            "INVALID_REQUEST",
+            "\"mode\""
+        ),
         RejectedCase(.transaction, "{\"statements\":[{\"sql\":\"x\"}],\"mode\":1}", "INVALID_REQUEST", "\"mode\""),
-        RejectedCase(.transaction, "{\"statements\":[{\"sql\":\"x\"},5]}", "INVALID_REQUEST", "statements[1]: must be a statement object"),
-        RejectedCase(.transaction, "{\"statements\":[{\"sql\":\"a\"},{\"sql\":\"b\"},{\"sql\":\"c\"},{\"sql\":\"d\"},{\"sql\":\"e\"},{\"sql\":7}]}", "INVALID_REQUEST", "statements[5]: \"sql\" must be a string"),
-        RejectedCase(.transaction, "{\"statements\":[{\"sql\":\"a\",\"params_batch\":[[1],[{\"x\":1}]]}]}", "BIND_ERROR", "statements[0]: params_batch[1]: parameter 1: an object"),
+        RejectedCase(
+            .transaction,
+            "{\"statements\":[{\"sql\":\"x\"},5]}",
+            "INVALID_REQUEST",
+            "statements[1]: must be a statement object"
+        ),
+        RejectedCase(
+            .transaction,
+            "{\"statements\":[{\"sql\":\"a\"},{\"sql\":\"b\"},{\"sql\":\"c\"},{\"sql\":\"d\"},{\"sql\":\"e\"},{\"sql\":7}]}",
+            "INVALID_REQUEST",
+            "statements[5]: \"sql\" must be a string"
+        ),
+        RejectedCase(
+            .transaction,
+            "{\"statements\":[{\"sql\":\"a\",\"params_batch\":[[1],[{\"x\":1}]]}]}",
+            "BIND_ERROR",
+            "statements[0]: params_batch[1]: parameter 1: an object"
+        ),
     ]
 
     /// Every malformed request is refused with the contract's code, a 400 status, and a message that locates it.

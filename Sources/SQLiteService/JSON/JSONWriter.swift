@@ -138,7 +138,9 @@ public struct JSONWriter: Sendable {
         var text = value.description
         text.withUTF8 { digits in
             bytes.append(contentsOf: digits)
-            let isIntegral = !digits.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+            let isIntegral = !digits.contains {
+                $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
+            }
             if isIntegral { append(".0") }
         }
     }

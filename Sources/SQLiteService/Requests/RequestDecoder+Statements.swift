@@ -130,11 +130,7 @@ extension RequestDecoder {
 
     /// A named parameter as messages show it: `:id` for `"id"`, the key itself when it has a prefix.
     static func parameterLabel(_ key: String) -> String {
-        if let first = key.utf8.first, first == UInt8(ascii: ":") || first == UInt8(ascii: "@")
-            || first == UInt8(ascii: "$")
-        {
-            return String(quotedForMessage(key).dropFirst().dropLast())
-        }
-        return ":" + String(quotedForMessage(key).dropFirst().dropLast())
+        let hasPrefix = key.first.map { ":@$".contains($0) } ?? false
+        return hasPrefix ? shortenedForMessage(key) : ":" + shortenedForMessage(key)
     }
 }

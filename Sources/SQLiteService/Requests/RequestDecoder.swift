@@ -125,8 +125,12 @@ public struct RequestDecoder: Sendable {
 
     /// A client-supplied key, quoted and cut short, so an error message stays small.
     static func quotedForMessage(_ key: String) -> String {
+        "\"\(shortenedForMessage(key))\""
+    }
+
+    /// A client-supplied key cut to 64 characters.
+    static func shortenedForMessage(_ key: String) -> String {
         let limit = 64
-        guard key.count > limit else { return "\"\(key)\"" }
-        return "\"\(key.prefix(limit))…\""
+        return key.count > limit ? key.prefix(limit) + "…" : key
     }
 }
