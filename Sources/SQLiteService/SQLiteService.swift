@@ -80,8 +80,8 @@ public final class SQLiteService: HTTPHandler {
         let path = request.path
         switch path {
         case "/query", "/update", "/batch", "/transaction":
-            guard request.method == "POST" else { throw .methodNotAllowed(allow: "POST") }
-            try ContentType.check(request.headers["content-type"])
+            guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
+            try JSONContentType.check(request.headers["content-type"])
             let limits = self.limits
             switch path {
             case "/query": return try query(request.body, limits: limits)
@@ -106,7 +106,7 @@ public final class SQLiteService: HTTPHandler {
 
     private static func requireGet(_ request: HTTPRequest) throws(APIError) {
         guard request.method == "GET" || request.method == "HEAD" else {
-            throw .methodNotAllowed(allow: "GET, HEAD")
+            throw .methodNotAllowed(allow: ["GET", "HEAD"])
         }
     }
 
@@ -118,7 +118,7 @@ public final class SQLiteService: HTTPHandler {
 
     // MARK: Responses
 
-    static func jsonResponse(status: Int = 200, _ body: [UInt8], headers: [(String, String)] = []) -> HTTPResponse {
+    static func jsonResponse(status: Int = 200, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
         var response = HTTPResponse(status: HTTPStatus(code: status), body: .bytes(body))
         response.headers.set("Content-Type", "application/json; charset=utf-8")
         for (name, value) in headers { response.headers.add(name, value) }
@@ -127,7 +127,7 @@ public final class SQLiteService: HTTPHandler {
 
     static func errorResponse(_ error: APIError) -> HTTPResponse {
         var writer = JSONWriter()
-        error.write(into: &writer)
+        error.writeBody(to: &writer)
         return jsonResponse(status: error.status, writer.bytes, headers: error.headers)
     }
 }

@@ -5,7 +5,7 @@ extension SQLiteService {
     /// `POST /batch`: statements in order on the writer, each committing on its
     /// own, with no other request's statement in between.
     func batch(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
-        let request = try RequestDecoder.decodeBatch(body)
+        let request = try RequestDecoder().decodeBatch(body)
         if case .statements(let statements) = request.body, statements.count > limits.maxStatements {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
         }
@@ -115,7 +115,7 @@ struct BatchRun {
     private mutating func record(_ error: APIError) {
         if continueOnError {
             var writer = JSONWriter()
-            error.write(into: &writer)
+            error.writeBody(to: &writer)
             results.writeRaw(writer.bytes)
         } else {
             failure = error
@@ -124,7 +124,7 @@ struct BatchRun {
     }
 
     /// The response: `{"results": [...]}` plus `error` when the batch stopped on one.
-    func finish() -> (status: Int, body: [UInt8], headers: [(String, String)]) {
+    func finish() -> (status: Int, body: [UInt8], headers: [(name: String, value: String)]) {
         var results = self.results
         results.endArray()
         var writer = JSONWriter()
@@ -136,7 +136,7 @@ struct BatchRun {
             return (200, writer.bytes, [])
         }
         writer.key("error")
-        failure.writeErrorObject(into: &writer)
+        failure.write(to: &writer)
         writer.endObject()
         return (failure.status, writer.bytes, failure.headers)
     }

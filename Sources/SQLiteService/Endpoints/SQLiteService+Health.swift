@@ -10,9 +10,9 @@ extension SQLiteService {
             writer.key("status")
             writer.writeString("unavailable")
             writer.key("error")
-            APIError.unavailable("the server is starting or shutting down").writeErrorObject(into: &writer)
+            APIError.unavailable("the server is starting or shutting down", retryAfter: 1).write(to: &writer)
             writer.endObject()
-            return Self.jsonResponse(status: 503, writer.bytes, headers: [("Retry-After", "1")])
+            return Self.jsonResponse(status: 503, writer.bytes, headers: [(name: "Retry-After", value: "1")])
         }
         var writer = JSONWriter()
         writer.beginObject()

@@ -4,7 +4,7 @@ import SQLiteEngine
 extension SQLiteService {
     /// `POST /query`: one read-only statement on a reader connection.
     func query(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
-        let request = try RequestDecoder.decodeQuery(body)
+        let request = try RequestDecoder().decodeQuery(body)
         var context = RequestContext(
             options: request.options, limits: limits, allowsSavepoints: false, requiresReadOnly: true)
         let output: [UInt8] = try onReader { db throws(APIError) in
@@ -19,7 +19,7 @@ extension SQLiteService {
 
     /// `POST /update`: one statement on the writer, in autocommit mode.
     func update(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
-        let request = try RequestDecoder.decodeUpdate(body)
+        let request = try RequestDecoder().decodeUpdate(body)
         var context = RequestContext(
             options: request.options, limits: limits, allowsSavepoints: false, requiresReadOnly: false)
         let output: [UInt8] = try onWriter { db throws(APIError) in

@@ -7,7 +7,7 @@ extension SQLiteService {
     /// On any failure, including `COMMIT` itself, everything is rolled back and
     /// the body is only the error, with `"rolled_back": true`.
     func transaction(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
-        let request = try RequestDecoder.decodeTransaction(body)
+        let request = try RequestDecoder().decodeTransaction(body)
         guard request.statements.count <= limits.maxStatements else {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
         }
@@ -53,7 +53,7 @@ extension SQLiteService {
     }
 }
 
-extension TransactionMode {
+extension TransactionRequest.Mode {
     var engineKind: Database.TransactionKind {
         switch self {
         case .deferred: .deferred

@@ -23,13 +23,13 @@ extension APIError {
         case .interrupted:
             self = .unavailable("the statement was interrupted because the server is stopping")
         case .multipleStatements:
-            self = .multipleStatements("sql holds more than one statement: send them to POST /batch")
+            self = .multipleStatements()
         case .emptyStatement:
             self = .invalidRequest("sql holds no statement")
         case .poolTimeout:
-            self = .unavailable("no database connection became free in time")
+            self = .unavailable("no database connection became free in time", retryAfter: 1)
         case .misuse, .reentrancy:
-            self = .internal("internal database error")
+            self = .internal()
         case .sqlite:
             var message = error.message
             if error.resultCode == .SQLITE_AUTH, let db,
@@ -37,7 +37,7 @@ extension APIError {
             {
                 message = "denied by the SQL policy: \(reason)"
             }
-            self = .sqlite(codeName: error.codeName, extendedCode: error.extendedResultCode.rawValue, message: message)
+            self = .sqlite(name: error.codeName, code: error.extendedResultCode.rawValue, message: message)
         }
     }
 }

@@ -1,7 +1,7 @@
 /// What one request may do, after its options were capped by the server's limits.
 struct RequestContext {
     /// Row shape in results.
-    var shape: ResultShape
+    var shape: RequestOptions.Shape
     /// Send integers outside ±(2^53−1) as strings.
     var int64AsString: Bool
     /// Rows this response may still carry, across all its statements.

@@ -6,12 +6,12 @@ import SQLiteEngine
 /// Column names are encoded once, as JSON keys, when the emitter is made.
 struct RowEmitter {
     private let statement: Statement
-    private let shape: ResultShape
+    private let shape: RequestOptions.Shape
     private let int64AsString: Bool
     private let columnCount: Int
     private let columnNames: [String]
-    /// For each column, whether it is the last one with its name.
-    private let isLastOfName: [Bool]
+    /// Which columns an object row carries: the last of each name.
+    private let layout: ObjectRowLayout
     /// Set when rows were cut at the row budget.
     var truncated = false
 
@@ -22,9 +22,7 @@ struct RowEmitter {
         self.columnCount = statement.columnCount
         let names = statement.columnNames
         self.columnNames = names
-        var last: [String: Int] = [:]
-        for (index, name) in names.enumerated() { last[name] = index }
-        self.isLastOfName = names.indices.map { last[names[$0]] == $0 }
+        self.layout = ObjectRowLayout(columnNames: names)
     }
 
     /// `"columns": [...], "types": [...], "rows": [` — only when the statement has columns.
@@ -66,7 +64,7 @@ struct RowEmitter {
             // A repeated column name keeps the last value (the contract): write
             // only the last occurrence of each name so the object has no duplicate keys.
             out.beginObject()
-            for index in 0..<columnCount where isLastOfName[index] {
+            for index in 0..<columnCount where layout.writesColumn[index] {
                 out.key(columnNames[index])
                 writeValue(at: index, into: &out)
             }

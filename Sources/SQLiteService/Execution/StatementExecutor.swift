@@ -215,17 +215,18 @@ struct StatementExecutor {
 
     /// Named values keyed as the SQL writes them; two keys for one parameter are refused.
     private static func namedArguments(
-        _ pairs: [(String, ParameterValue)], setIndex: Int? = nil
+        _ parameters: [StatementRequest.NamedParameter], setIndex: Int? = nil
     ) throws(APIError) -> StatementArguments {
         var values: [String: DatabaseValue] = [:]
         var seen: Set<String> = []
-        for (key, value) in pairs {
+        for parameter in parameters {
+            let key = parameter.name
             let bare = key.first.map { ":@$".contains($0) } == true ? String(key.dropFirst()) : key
             guard seen.insert(bare).inserted else {
                 let location = setIndex.map { "params_batch[\($0)]: " } ?? ""
                 throw .bindError("\(location)parameter '\(bare)' is given more than once")
             }
-            values[key] = value.databaseValue
+            values[key] = parameter.value.databaseValue
         }
         return .named(values)
     }
