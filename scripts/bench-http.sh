@@ -12,6 +12,8 @@
 #
 # Environment:
 #   BENCH_NO_SWIFT_BUILD=1  do not run `swift build`; use the release binaries already built, if any.
+#   BENCH_BIN_DIR=DIR       take sqlited and sqlited-http-bench from DIR (no `swift build`), e.g. another
+#                           checkout's .build/release.
 #   BENCH_WORKDIR=DIR       where the databases and logs go (default: a new directory under ${TMPDIR:-/tmp}).
 #                           The update workload fsyncs every commit, so the file system of DIR matters.
 #   WRK_THREADS, WRK_CONNECTIONS  wrk's -t and -c (default 2 and 64).
@@ -95,7 +97,10 @@ cc -O2 -o "$REFERENCE" "$BENCH/reference-server.c" -lsqlite3 -lpthread
 
 declare -A SKIPPED=() # product -> why it is not measured
 SWIFT_BIN=""
-if command -v swift >/dev/null; then
+if [[ -n ${BENCH_BIN_DIR:-} ]]; then
+    SWIFT_BIN=$(cd "$BENCH_BIN_DIR" && pwd)
+    log "using sqlited binaries from $SWIFT_BIN (BENCH_BIN_DIR)"
+elif command -v swift >/dev/null; then
     if [[ ${BENCH_NO_SWIFT_BUILD:-0} != 1 ]]; then
         for product in sqlited sqlited-http-bench; do
             log "swift build -c release --product $product (log: $WORK/build-$product.log)"

@@ -20,8 +20,10 @@
  *   update  POST /update {"sql": ..., "params": ["x"]} -> `INSERT INTO w(v) VALUES (?)` on one writer
  *           connection shared under a mutex (SQLite has a single writer), WAL, synchronous=FULL; answers
  *           {"changes":1,"last_insert_rowid":N}.
+ *   all     the three together, routed like sqlited: GET / (static), POST /query, POST /update. Not used by
+ *           the benchmark pairs; it lets scripts/bench-http.sh be tried end to end before sqlited exists.
  *
- * Usage:   reference-server MODE PORT [DATABASE] [THREADS]
+ * Usage:   reference-server static|query|update|all PORT [DATABASE] [THREADS]
  *          (PORT 0 picks a free port; THREADS defaults to the number of online CPUs.)
  * Prints   "reference-server: listening on http://127.0.0.1:PORT" on stderr once every worker listens.
  * Build:   cc -O2 -o reference-server reference-server.c -lsqlite3 -lpthread
@@ -52,7 +54,7 @@
 #define MAX_EVENTS 256
 #define MAX_THREADS 64
 
-enum mode { MODE_STATIC, MODE_QUERY, MODE_UPDATE };
+enum mode { MODE_STATIC, MODE_QUERY, MODE_UPDATE, MODE_ALL };
 
 static enum mode g_mode;
 static const char *g_database;
@@ -405,8 +407,13 @@ static void dispatch(struct worker *w, struct conn *c, const char *method, size_
         respond(c, 200, STATIC_BODY, sizeof STATIC_BODY - 1, close);
         return;
     }
-    const char *want = g_mode == MODE_QUERY ? "/query" : "/update";
-    if (path_len != strlen(want) || memcmp(path, want, path_len) != 0) {
+    int is_query = path_len == 6 && memcmp(path, "/query", 6) == 0;
+    int is_update = path_len == 7 && memcmp(path, "/update", 7) == 0;
+    if (g_mode == MODE_ALL && path_len == 1 && path[0] == '/') {
+        respond(c, 200, STATIC_BODY, sizeof STATIC_BODY - 1, close);
+        return;
+    }
+    if (!((is_query && g_mode != MODE_UPDATE) || (is_update && g_mode != MODE_QUERY))) {
         respond_error(c, 404, "NOT_FOUND", "no such route", close);
         return;
     }
@@ -414,7 +421,7 @@ static void dispatch(struct worker *w, struct conn *c, const char *method, size_
         respond_error(c, 405, "METHOD_NOT_ALLOWED", "use POST", close);
         return;
     }
-    if (g_mode == MODE_QUERY) handle_query(w, c, body, body_len, close);
+    if (is_query) handle_query(w, c, body, body_len, close);
     else handle_update(w, c, body, body_len, close);
 }
 
@@ -720,10 +727,11 @@ static void open_writer(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3) die("usage: reference-server static|query|update PORT [DATABASE] [THREADS]");
+    if (argc < 3) die("usage: reference-server static|query|update|all PORT [DATABASE] [THREADS]");
     if (!strcmp(argv[1], "static")) g_mode = MODE_STATIC;
     else if (!strcmp(argv[1], "query")) g_mode = MODE_QUERY;
     else if (!strcmp(argv[1], "update")) g_mode = MODE_UPDATE;
+    else if (!strcmp(argv[1], "all")) g_mode = MODE_ALL;
     else die("unknown mode %s", argv[1]);
     int port = atoi(argv[2]);
     if (port < 0 || port > 65535) die("bad port %s", argv[2]);
@@ -734,7 +742,7 @@ int main(int argc, char **argv) {
     if (threads > MAX_THREADS) threads = MAX_THREADS;
 
     signal(SIGPIPE, SIG_IGN);
-    if (g_mode == MODE_UPDATE) open_writer();
+    if (g_mode == MODE_UPDATE || g_mode == MODE_ALL) open_writer();
 
     static struct worker workers[MAX_THREADS];
     for (long i = 0; i < threads; i++) {
@@ -752,7 +760,7 @@ int main(int argc, char **argv) {
         if (w->epoll_fd < 0) die("epoll_create1: %s", strerror(errno));
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
         if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, w->listen_fd, &ev)) die("epoll_ctl: %s", strerror(errno));
-        if (g_mode == MODE_QUERY) open_reader(w);
+        if (g_mode == MODE_QUERY || g_mode == MODE_ALL) open_reader(w);
     }
     for (long i = 0; i < threads; i++) {
         if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i])) die("pthread_create failed");
