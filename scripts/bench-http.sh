@@ -105,7 +105,7 @@ elif command -v swift >/dev/null; then
         for product in sqlited sqlited-http-bench; do
             log "swift build -c release --product $product (log: $WORK/build-$product.log)"
             if ! (cd "$ROOT" && swift build -c release --product "$product") >"$WORK/build-$product.log" 2>&1; then
-                SKIPPED[$product]="release build failed or product missing: $(grep -m1 -E 'error' "$WORK/build-$product.log" | cut -c1-120)"
+                SKIPPED[$product]="release build failed or product missing: $(grep -m1 -E 'error' "$WORK/build-$product.log" | cut -c1-200)"
                 log "skipping $product: ${SKIPPED[$product]}"
             fi
         done
@@ -279,6 +279,9 @@ start_nginx() { # PORT: prints nothing; runs nginx in the foreground (exec, so $
 
 # ------------------------------------------------------------------ runs
 
+# Other work on the machine skews every figure here (the cores are shared), so the report shows the load.
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+
 SQLITED=$SWIFT_BIN/sqlited
 HTTP_BENCH=$SWIFT_BIN/sqlited-http-bench
 
@@ -316,6 +319,7 @@ run_case reference static static.lua "$port" "$REFERENCE" static "$port"
 
 # ------------------------------------------------------------------ report
 
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 echo
 echo "## HTTP benchmarks ($(date -u '+%Y-%m-%d %H:%M UTC'))"
@@ -323,7 +327,7 @@ echo
 echo "wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${DURATION}s --latency on 127.0.0.1; $(nproc) CPUs (${cpu:-unknown CPU})," \
     "shared by wrk and the server under test (no pinning). Database: $(stat -f -c %T "$WORK") file system," \
     "WAL; t has 100000 rows; updates use synchronous=FULL. reference = Benchmarks/http/reference-server.c" \
-    "($(nproc) worker threads)."
+    "($(nproc) worker threads). Load average before: $LOAD_BEFORE, after: $LOAD_AFTER."
 echo
 echo "| server | workload | requests/s | p50 ms | p99 ms | peak RSS MiB | errors | vs reference |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|"
