@@ -1,0 +1,353 @@
+#!/usr/bin/env bash
+# HTTP load benchmarks: sqlited against C reference servers, measured with wrk on loopback.
+#
+# Usage: scripts/bench-http.sh [seconds]        (seconds per wrk run, default 10)
+#
+# Pairs measured (each server started fresh on a free 127.0.0.1 port, checked for a correct answer, loaded
+# with `wrk -t2 -c64 -d${seconds}s --latency`, its peak RSS read from /proc, then stopped):
+#   query   sqlited POST /query          vs  reference-server query   (Benchmarks/http/query.lua)
+#   update  sqlited POST /update         vs  reference-server update  (Benchmarks/http/update.lua)
+#   static  sqlited-http-bench GET /     vs  nginx, reference-server static (Benchmarks/http/static.lua)
+# and prints one Markdown table on stdout (progress goes to stderr).
+#
+# Environment:
+#   BENCH_NO_SWIFT_BUILD=1  do not run `swift build`; use the release binaries already built, if any.
+#   BENCH_BIN_DIR=DIR       take sqlited and sqlited-http-bench from DIR (no `swift build`), e.g. another
+#                           checkout's .build/release.
+#   BENCH_WORKDIR=DIR       where the databases and logs go (default: a new directory under ${TMPDIR:-/tmp}).
+#                           The update workload fsyncs every commit, so the file system of DIR matters.
+#   WRK_THREADS, WRK_CONNECTIONS  wrk's -t and -c (default 2 and 64).
+#
+# wrk and the servers share the machine's cores (no taskset pinning): the figures are for comparing the
+# servers with each other on this machine, not absolute capacities.
+set -euo pipefail
+
+DURATION=${1:-10}
+if ! [[ $DURATION =~ ^[1-9][0-9]*$ ]]; then
+    echo "usage: $0 [seconds]   (a positive whole number of seconds per wrk run)" >&2
+    exit 2
+fi
+WRK_THREADS=${WRK_THREADS:-2}
+WRK_CONNECTIONS=${WRK_CONNECTIONS:-64}
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH=$ROOT/Benchmarks/http
+WORK=${BENCH_WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/sqlited-bench-http.XXXXXX")}
+mkdir -p "$WORK"
+
+log() { echo "bench-http: $*" >&2; }
+
+# ------------------------------------------------------------------ cleanup: stop only what we started
+
+SERVER_PID=""
+stop_server() {
+    local pid=$1
+    [[ -n $pid ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 50; i++)); do # at most 5 s for a graceful stop
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        log "pid $pid did not stop on SIGTERM within 5 s; sending SIGKILL"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+    stop_server "$SERVER_PID"
+    rm -f "$WORK"/*.sqlite "$WORK"/*.sqlite-wal "$WORK"/*.sqlite-shm
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ------------------------------------------------------------------ tools
+
+apt_install() { # package...
+    local sudo=""
+    if [[ $(id -u) != 0 ]]; then
+        command -v sudo >/dev/null || { log "need root or sudo to apt-get install $*"; return 1; }
+        sudo="sudo"
+    fi
+    command -v apt-get >/dev/null || { log "no apt-get: install $* by hand"; return 1; }
+    log "installing $* with apt-get"
+    $sudo apt-get update -qq >&2 || true
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >&2
+}
+
+command -v wrk >/dev/null || apt_install wrk || { log "wrk is required"; exit 1; }
+command -v curl >/dev/null || apt_install curl || { log "curl is required"; exit 1; }
+command -v sqlite3 >/dev/null || apt_install sqlite3 || { log "the sqlite3 CLI is required"; exit 1; }
+[[ -f /usr/include/sqlite3.h ]] || apt_install libsqlite3-dev || { log "libsqlite3-dev is required"; exit 1; }
+command -v cc >/dev/null || apt_install gcc libc6-dev || { log "a C compiler is required"; exit 1; }
+NGINX=$(command -v nginx || true)
+[[ -n $NGINX || ! -x /usr/sbin/nginx ]] || NGINX=/usr/sbin/nginx
+if [[ -z $NGINX ]]; then
+    apt_install nginx-light || true
+    NGINX=$(command -v nginx || true)
+    [[ -n $NGINX || ! -x /usr/sbin/nginx ]] || NGINX=/usr/sbin/nginx
+fi
+
+# ------------------------------------------------------------------ builds
+
+log "building the C reference server"
+REFERENCE=$WORK/reference-server
+cc -O2 -o "$REFERENCE" "$BENCH/reference-server.c" -lsqlite3 -lpthread
+
+declare -A SKIPPED=() # product -> why it is not measured
+SWIFT_BIN=""
+if [[ -n ${BENCH_BIN_DIR:-} ]]; then
+    SWIFT_BIN=$(cd "$BENCH_BIN_DIR" && pwd)
+    log "using sqlited binaries from $SWIFT_BIN (BENCH_BIN_DIR)"
+elif command -v swift >/dev/null; then
+    if [[ ${BENCH_NO_SWIFT_BUILD:-0} != 1 ]]; then
+        for product in sqlited sqlited-http-bench; do
+            log "swift build -c release --product $product (log: $WORK/build-$product.log)"
+            if ! (cd "$ROOT" && swift build -c release --product "$product") >"$WORK/build-$product.log" 2>&1; then
+                SKIPPED[$product]="release build failed or product missing: $(grep -m1 -E 'error' "$WORK/build-$product.log" | cut -c1-200)"
+                log "skipping $product: ${SKIPPED[$product]}"
+            fi
+        done
+    fi
+    SWIFT_BIN=$(cd "$ROOT" && swift build -c release --show-bin-path 2>/dev/null || true)
+else
+    SKIPPED[sqlited]="no swift toolchain on PATH"
+    SKIPPED[sqlited-http-bench]="no swift toolchain on PATH"
+fi
+for product in sqlited sqlited-http-bench; do
+    if [[ -z ${SKIPPED[$product]:-} && ! -x $SWIFT_BIN/$product ]]; then
+        SKIPPED[$product]="no release binary at ${SWIFT_BIN:-.build/release}/$product"
+    fi
+done
+
+# ------------------------------------------------------------------ database
+
+BASE_DB=$WORK/base.sqlite
+log "creating $BASE_DB: t with 100000 rows, empty w"
+rm -f "$BASE_DB"
+sqlite3 "$BASE_DB" >/dev/null <<'SQL'
+PRAGMA journal_mode=WAL;
+CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, email TEXT, score INTEGER, created REAL);
+CREATE TABLE w(id INTEGER PRIMARY KEY, v TEXT);
+BEGIN;
+WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 100000)
+INSERT INTO t SELECT i, 'user ' || i, 'user' || i || '@example.com', abs(random()) % 1000,
+                     2460000.5 + i / 86400.0 FROM s;
+COMMIT;
+SQL
+[[ $(sqlite3 "$BASE_DB" "SELECT count(*) FROM t") == 100000 ]] || { log "database setup failed"; exit 1; }
+
+# ------------------------------------------------------------------ helpers
+
+free_port() {
+    local i port
+    for ((i = 0; i < 100; i++)); do
+        port=$((20000 + RANDOM % 40000))
+        # Nothing answers on it (a connect fails), so it is very probably free to bind.
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return 0
+        fi
+    done
+    log "no free port found in 100 tries"
+    return 1
+}
+
+# probe WORKLOAD URL OUT: one request like the workload's; succeeds when the answer is a correct 200.
+probe() {
+    local workload=$1 url=$2 out=$3 code
+    case $workload in
+    query)
+        code=$(curl -sS -o "$out" -w '%{http_code}' --max-time 2 -X POST -H 'Content-Type: application/json' \
+            -d '{"sql": "SELECT * FROM t WHERE id = ?", "params": [42]}' "$url/query" 2>/dev/null) || return 1
+        [[ $code == 200 ]] && grep -q '"id" *: *42[,}]' "$out" && grep -q '"user42@example.com"' "$out"
+        ;;
+    update)
+        code=$(curl -sS -o "$out" -w '%{http_code}' --max-time 2 -X POST -H 'Content-Type: application/json' \
+            -d '{"sql": "INSERT INTO w(v) VALUES (?)", "params": ["x"]}' "$url/update" 2>/dev/null) || return 1
+        [[ $code == 200 ]] && grep -q '"changes" *: *1[,}]' "$out"
+        ;;
+    static)
+        code=$(curl -sS -o "$out" -w '%{http_code}' --max-time 2 "$url/" 2>/dev/null) || return 1
+        [[ $code == 200 ]]
+        ;;
+    esac
+}
+
+# Peak resident set of a process and its direct children (nginx's workers), in KiB: VmHWM is the
+# high-water mark the kernel keeps, so reading it once at the end of the run is enough.
+peak_rss_kib() {
+    local pid=$1 total=0 p hwm children
+    children=$(cat /proc/"$pid"/task/*/children 2>/dev/null || true)
+    for p in $pid $children; do
+        hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/"$p"/status 2>/dev/null || true)
+        total=$((total + ${hwm:-0}))
+    done
+    echo "$total"
+}
+
+# wrk prints latencies as 812.00us, 1.23ms or 1.05s: convert to milliseconds.
+to_ms() {
+    awk -v v="$1" 'BEGIN {
+        if (v ~ /us$/) { sub(/us$/, "", v); printf "%.3f", v / 1000 }
+        else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.3f", v }
+        else if (v ~ /m$/) { sub(/m$/, "", v); printf "%.3f", v * 60000 }
+        else if (v ~ /s$/) { sub(/s$/, "", v); printf "%.3f", v * 1000 }
+        else { printf "?" }
+    }'
+}
+
+declare -a ROWS=()        # "server|workload|rps|p50|p99|rss|errors"
+declare -A RPS=()         # "server|workload" -> requests/s
+declare -a NOTES=()
+
+# run_case SERVER WORKLOAD LUA PORT COMMAND...: start, probe, load, measure, stop.
+run_case() {
+    local server=$1 workload=$2 lua=$3 port=$4
+    shift 4
+    local url="http://127.0.0.1:$port" slug="${server// /_}-$workload"
+    local server_log=$WORK/$slug.server.log wrk_log=$WORK/$slug.wrk.log
+    log "[$server / $workload] starting on port $port"
+    "$@" >"$server_log" 2>&1 &
+    SERVER_PID=$!
+    local i ready=0
+    for ((i = 0; i < 150; i++)); do # up to 15 s to start answering
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
+        if probe "$workload" "$url" "$WORK/$slug.probe.json"; then
+            ready=1
+            break
+        fi
+        sleep 0.1
+    done
+    if [[ $ready != 1 ]]; then
+        local why="did not give a correct answer to a $workload request within 15 s"
+        kill -0 "$SERVER_PID" 2>/dev/null || why="exited before answering"
+        log "[$server / $workload] $why; log: $server_log"
+        NOTES+=("$server ($workload): not measured, $why (see $server_log).")
+        ROWS+=("$server|$workload|—|—|—|—|—")
+        stop_server "$SERVER_PID"
+        SERVER_PID=""
+        return 0
+    fi
+    log "[$server / $workload] wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${DURATION}s"
+    local wrk_ok=1
+    timeout $((DURATION + 60)) wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${DURATION}s" --latency \
+        -s "$BENCH/$lua" "$url" >"$wrk_log" 2>&1 || wrk_ok=0
+    local rss_kib
+    rss_kib=$(peak_rss_kib "$SERVER_PID")
+    local alive=1
+    kill -0 "$SERVER_PID" 2>/dev/null || alive=0
+    stop_server "$SERVER_PID"
+    SERVER_PID=""
+
+    local rps p50 p99 socket_errors non2xx errors
+    rps=$(awk '/^Requests\/sec:/ { print $2 }' "$wrk_log")
+    p50=$(awk '$1 == "50%" { print $2 }' "$wrk_log")
+    p99=$(awk '$1 == "99%" { print $2 }' "$wrk_log")
+    socket_errors=$(awk '/Socket errors:/ { gsub(",", ""); print $4 + $6 + $8 + $10 }' "$wrk_log")
+    non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$wrk_log")
+    errors=$(( ${socket_errors:-0} + ${non2xx:-0} ))
+    if [[ $wrk_ok != 1 || -z $rps ]]; then
+        NOTES+=("$server ($workload): wrk failed (see $wrk_log).")
+        ROWS+=("$server|$workload|—|—|—|—|—")
+        return 0
+    fi
+    [[ $alive == 1 ]] || NOTES+=("$server ($workload): the server was no longer running at the end of the run.")
+    if ((errors > 0)); then
+        NOTES+=("$server ($workload): ${socket_errors:-0} socket errors, ${non2xx:-0} non-2xx/3xx answers (see $wrk_log).")
+    fi
+    RPS["$server|$workload"]=$rps
+    ROWS+=("$server|$workload|$rps|$(to_ms "$p50")|$(to_ms "$p99")|$(awk -v k="$rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')|$errors")
+    log "[$server / $workload] $rps requests/s, p50 $p50, p99 $p99, peak RSS ${rss_kib} KiB, errors $errors"
+}
+
+fresh_db() { # a pristine copy per server, so every update run starts from the same database
+    local db=$WORK/$1.sqlite
+    rm -f "$db" "$db-wal" "$db-shm"
+    cp "$BASE_DB" "$db"
+    echo "$db"
+}
+
+start_nginx() { # PORT: prints nothing; runs nginx in the foreground (exec, so $! is nginx's master)
+    local port=$1 prefix=$WORK/nginx
+    rm -rf "$prefix"
+    mkdir -p "$prefix"
+    sed -e "s|@PORT@|$port|g" -e "s|@PREFIX@|$prefix|g" "$BENCH/nginx.conf" >"$prefix/nginx.conf"
+    exec "$NGINX" -p "$prefix/" -c "$prefix/nginx.conf" -e stderr
+}
+
+# ------------------------------------------------------------------ runs
+
+# Other work on the machine skews every figure here (the cores are shared), so the report shows the load.
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+
+SQLITED=$SWIFT_BIN/sqlited
+HTTP_BENCH=$SWIFT_BIN/sqlited-http-bench
+
+for workload in query update; do
+    if [[ -n ${SKIPPED[sqlited]:-} ]]; then
+        NOTES+=("sqlited ($workload): skipped, ${SKIPPED[sqlited]}.")
+        ROWS+=("sqlited|$workload|—|—|—|—|—")
+    else
+        db=$(fresh_db "sqlited-$workload")
+        port=$(free_port)
+        run_case sqlited "$workload" "$workload.lua" "$port" \
+            "$SQLITED" --database "$db" --host 127.0.0.1 --port "$port"
+    fi
+    db=$(fresh_db "reference-$workload")
+    port=$(free_port)
+    run_case reference "$workload" "$workload.lua" "$port" "$REFERENCE" "$workload" "$port" "$db"
+done
+
+if [[ -n ${SKIPPED[sqlited-http-bench]:-} ]]; then
+    NOTES+=("sqlited-http-bench (static): skipped, ${SKIPPED[sqlited-http-bench]}.")
+    ROWS+=("sqlited-http-bench|static|—|—|—|—|—")
+else
+    port=$(free_port)
+    run_case sqlited-http-bench static static.lua "$port" "$HTTP_BENCH" --port "$port"
+fi
+if [[ -n $NGINX ]]; then
+    port=$(free_port)
+    run_case nginx static static.lua "$port" start_nginx "$port"
+else
+    NOTES+=("nginx (static): skipped, nginx is not installed and apt-get could not install nginx-light.")
+    ROWS+=("nginx|static|—|—|—|—|—")
+fi
+port=$(free_port)
+run_case reference static static.lua "$port" "$REFERENCE" static "$port"
+
+# ------------------------------------------------------------------ report
+
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+echo
+echo "## HTTP benchmarks ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+echo
+echo "wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${DURATION}s --latency on 127.0.0.1; $(nproc) CPUs (${cpu:-unknown CPU})," \
+    "shared by wrk and the server under test (no pinning). Database: $(stat -f -c %T "$WORK") file system," \
+    "WAL; t has 100000 rows; updates use synchronous=FULL. reference = Benchmarks/http/reference-server.c" \
+    "($(nproc) worker threads). Load average before: $LOAD_BEFORE, after: $LOAD_AFTER."
+echo
+echo "| server | workload | requests/s | p50 ms | p99 ms | peak RSS MiB | errors | vs reference |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
+for row in "${ROWS[@]}"; do
+    IFS='|' read -r server workload rps p50 p99 rss errors <<<"$row"
+    ratio="—"
+    ref=${RPS["reference|$workload"]:-}
+    if [[ $server == reference && -n $ref ]]; then
+        ratio="1.00"
+    elif [[ -n $ref && $rps != "—" ]]; then
+        ratio=$(awk -v a="$rps" -v b="$ref" 'BEGIN { printf "%.2f", a / b }')
+    fi
+    echo "| $server | $workload | $rps | $p50 | $p99 | $rss | $errors | $ratio |"
+done
+echo
+echo "errors = wrk socket errors + non-2xx/3xx answers. vs reference = requests/s divided by the reference" \
+    "server's for the same workload. Peak RSS = VmHWM of the server process (for nginx, master + workers)."
+if ((${#NOTES[@]} > 0)); then
+    echo
+    for note in "${NOTES[@]}"; do echo "- $note"; done
+fi
+echo
+echo "Logs: $WORK"
