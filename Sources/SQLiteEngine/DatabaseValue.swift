@@ -48,13 +48,10 @@ extension DatabaseValue: CustomStringConvertible {
     }
 }
 
-extension DatabaseValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+// Deliberately not ExpressibleByNilLiteral: with it, `optionalValue != nil` would compare against `.null`.
+extension DatabaseValue: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
 {
-    public init(nilLiteral: ()) {
-        self = .null
-    }
-
     public init(integerLiteral value: Int64) {
         self = .integer(value)
     }

@@ -41,3 +41,20 @@ public enum StatementArguments: Sendable, Hashable, ExpressibleByArrayLiteral, E
         }
     }
 }
+
+extension StatementArguments: CustomStringConvertible, CustomDebugStringConvertible {
+    /// A description with the number of values or the keys, never the values: arguments are user data that must
+    /// not reach logs or error messages.
+    public var description: String {
+        switch self {
+        case .positional(let values):
+            "positional(\(values.count) value\(values.count == 1 ? "" : "s"))"
+        case .named(let values):
+            "named(\(values.keys.sorted().joined(separator: ", ")))"
+        }
+    }
+
+    public var debugDescription: String {
+        description
+    }
+}
