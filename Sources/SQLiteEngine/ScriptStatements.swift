@@ -30,6 +30,11 @@ public final class ScriptStatements {
         let (connection, handle) = try database.openConnection()
         let length = bytes.count - 1  // without the terminating NUL
         while offset < length {
+            // Skip leading whitespace so that each statement's SQL text starts with the statement.
+            if Self.isWhitespace(bytes[offset]) {
+                offset += 1
+                continue
+            }
             let result: (OpaquePointer?, Int, Int32) = bytes.withUnsafeBufferPointer { buffer in
                 let start = buffer.baseAddress! + offset
                 var statement: OpaquePointer?
@@ -49,6 +54,10 @@ public final class ScriptStatements {
             }
         }
         return nil
+    }
+
+    private static func isWhitespace(_ byte: CChar) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
     }
 
     private func remainingBytes() -> [UInt8] {
