@@ -103,6 +103,8 @@ public final class Database {
             try execute(sql: "PRAGMA synchronous = \(synchronous.rawValue.uppercased())")
         }
         try configuration.prepareDatabase?(self)
+        // Statements of the set-up should neither occupy the cache nor count in its statistics.
+        statementCache = StatementCache(capacity: configuration.statementCacheSize)
     }
 
     private func setDatabaseConfig(_ handle: OpaquePointer, _ option: Int32, _ enabled: Bool) throws {
