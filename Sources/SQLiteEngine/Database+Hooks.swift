@@ -13,12 +13,16 @@ extension Database {
     /// Installs (or removes, with `nil`) the authorizer consulted while statements are prepared.
     ///
     /// Installing an authorizer invalidates every prepared statement (SQLite re-prepares them, consulting the new
-    /// authorizer), so install it once per connection, in ``Configuration/prepareDatabase``. A denied statement
-    /// fails to prepare with `SQLITE_AUTH`.
+    /// authorizer) and empties the statement cache, so install it once per connection, in
+    /// ``Configuration/prepareDatabase``. A denied statement fails to prepare with `SQLITE_AUTH`. Statements held
+    /// outside the cache keep the decisions they were compiled with when the authorizer is removed.
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/c3ref/set_authorizer.html>
     public func setAuthorizer(_ authorizer: ((AuthorizerContext) -> AuthorizerDecision)?) {
         guard let handle = connection?.handle else { return }
+        // SQLite expires prepared statements when an authorizer is installed but not when it is removed, and
+        // statements compiled under `.ignore` keep that decision; dropping the cache makes both cases take effect.
+        statementCache.removeAll()
         guard let authorizer else {
             sqlite3_set_authorizer(handle, nil, nil)
             self.authorizer = nil
