@@ -83,11 +83,7 @@ extension Statement {
         }
     }
 
-    private var hasNamedParameter: Bool {
-        parameterNames.contains { Self.isNamed($0) }
-    }
-
-    private static func isNamed(_ name: String?) -> Bool {
+    static func isNamed(_ name: String?) -> Bool {
         guard let first = name?.utf8.first else { return false }
         return first != UInt8(ascii: "?")
     }

@@ -31,6 +31,9 @@ public final class Statement {
         sqlite3_bind_parameter_name(handle, Int32(index + 1)).map { String(cString: $0) }
     }
 
+    /// Whether any parameter is named (`:x`, `@x`, `$x`); computed once, as binding checks it on every call.
+    lazy var hasNamedParameter: Bool = parameterNames.contains { Self.isNamed($0) }
+
     /// Every key a named argument may use: each parameter name with and without its prefix.
     lazy var acceptedParameterKeys: Set<String> = Set(
         parameterNames.compactMap { $0 }.flatMap { [$0, String($0.dropFirst())] })
