@@ -85,21 +85,25 @@ public final class DatabasePool: Sendable {
     /// thrown.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try writer.inDatabase { db in
-            let result: T
-            do {
-                result = try body(db)
-            } catch {
-                if db.isInTransaction {
-                    try? db.rollback()
-                }
-                throw error
-            }
+            try Self.runInAutocommit(db, body)
+        }
+    }
+
+    private static func runInAutocommit<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        let result: T
+        do {
+            result = try body(db)
+        } catch {
             if db.isInTransaction {
                 try? db.rollback()
-                throw DatabaseError.misuse("a write left a transaction open; it was rolled back")
             }
-            return result
+            throw error
         }
+        if db.isInTransaction {
+            try? db.rollback()
+            throw DatabaseError.misuse("a write left a transaction open; it was rolled back")
+        }
+        return result
     }
 
     /// Runs `body` on the writer in one transaction (immediate by default, so it never fails with
@@ -112,10 +116,8 @@ public final class DatabasePool: Sendable {
 
     /// ``write(_:)`` without blocking the calling task.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try self.write(body) })
-            }
+        try await writer.inDatabase { db in
+            try Self.runInAutocommit(db, body)
         }
     }
 
@@ -129,6 +131,10 @@ public final class DatabasePool: Sendable {
     // MARK: - Reading
 
     /// Runs `body` on a reader connection, inside one deferred transaction (one consistent snapshot).
+    ///
+    /// The snapshot is taken by the first statement that reads; every later statement of `body` sees the database
+    /// as it was then, whatever the writer commits meanwhile. Keep reads short: an open snapshot stops checkpoints
+    /// from resetting the WAL.
     ///
     /// - Throws: ``DatabaseError/Kind-swift.enum/poolTimeout`` when no reader becomes free within
     ///   ``PoolConfiguration/readerWaitTimeout``; `SQLITE_READONLY` errors for statements that write; whatever
