@@ -1,0 +1,78 @@
+extension Database {
+    // Names are always bound as parameters (schema tables, pragma table-valued functions), never spliced into SQL.
+
+    /// Whether a table (ordinary or virtual) named `name` exists in `main` or `temp`, compared case-insensitively.
+    public func tableExists(_ name: String) throws -> Bool {
+        try scalar(
+            sql: """
+                SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE
+                UNION ALL
+                SELECT 1 FROM sqlite_temp_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE
+                """,
+            arguments: [.text(name)]) != nil
+    }
+
+    /// Whether `table` has a column named `column`, compared case-insensitively.
+    public func columnExists(_ column: String, in table: String) throws -> Bool {
+        try scalar(
+            sql: "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
+            arguments: [.text(table), .text(column)]) != nil
+    }
+
+    /// Every object of the `main` and `temp` schemas (tables, indexes, views, triggers), including SQLite's
+    /// internal ones (see ``SchemaObject/isInternal``), ordered by schema then as stored.
+    public func schema() throws -> [SchemaObject] {
+        let rows = try fetchAll(
+            sql: """
+                SELECT type, name, tbl_name, sql, 0 FROM sqlite_schema
+                UNION ALL
+                SELECT type, name, tbl_name, sql, 1 FROM sqlite_temp_schema
+                """)
+        return rows.map { row in
+            SchemaObject(
+                type: row.string(at: 0) ?? "", name: row.string(at: 1) ?? "", tblName: row.string(at: 2) ?? "",
+                sql: row.string(at: 3), isTemporary: row.bool(at: 4) ?? false)
+        }
+    }
+
+    /// The columns of `table` (or view), or `nil` when it does not exist. The name is matched case-insensitively.
+    public func tableInfo(_ table: String) throws -> [ColumnInfo]? {
+        let rows = try fetchAll(
+            sql: "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1)",
+            arguments: [.text(table)])
+        if rows.isEmpty {
+            return nil
+        }
+        return rows.map { row in
+            ColumnInfo(
+                cid: row.int(at: 0) ?? 0, name: row.string(at: 1) ?? "", type: row.string(at: 2) ?? "",
+                notNull: row.bool(at: 3) ?? false, defaultValue: row.string(at: 4),
+                primaryKeyIndex: row.int(at: 5) ?? 0)
+        }
+    }
+
+    /// `PRAGMA user_version`.
+    public var userVersion: Int32 {
+        get throws {
+            Int32(truncatingIfNeeded: try int64(sql: "PRAGMA user_version") ?? 0)
+        }
+    }
+
+    /// Sets `PRAGMA user_version`.
+    public func setUserVersion(_ version: Int32) throws {
+        // PRAGMA values cannot be bound; an Int32 printed in decimal is safe to splice.
+        try execute(sql: "PRAGMA user_version = \(version)")
+    }
+
+    /// `PRAGMA application_id`.
+    public var applicationID: Int32 {
+        get throws {
+            Int32(truncatingIfNeeded: try int64(sql: "PRAGMA application_id") ?? 0)
+        }
+    }
+
+    /// Sets `PRAGMA application_id`.
+    public func setApplicationID(_ id: Int32) throws {
+        try execute(sql: "PRAGMA application_id = \(id)")
+    }
+}

@@ -1,0 +1,98 @@
+internal import CSQLite
+public import Foundation
+
+extension Statement {
+    /// The number of result columns (0 for a statement that returns no rows).
+    public var columnCount: Int {
+        Int(sqlite3_column_count(handle))
+    }
+
+    /// The result column names (`sqlite3_column_name`), in order.
+    public var columnNames: [String] {
+        (0..<columnCount).map { index in
+            sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
+        }
+    }
+
+    /// The declared type of each result column (`sqlite3_column_decltype`), or `nil` for an expression.
+    public var declaredTypes: [String?] {
+        (0..<columnCount).map { index in
+            sqlite3_column_decltype(handle, Int32(index)).map { String(cString: $0) }
+        }
+    }
+
+    // The readers below work on the current row, after `step()` returned true. Like the C API they do not check
+    // that a row is available: out of range or without a row they read NULL.
+
+    /// The storage class of column `index` in the current row.
+    public func columnType(at index: Int) -> ColumnType {
+        ColumnType(sqliteType: sqlite3_column_type(handle, Int32(index)))
+    }
+
+    /// Whether column `index` of the current row is NULL.
+    public func isNull(at index: Int) -> Bool {
+        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
+    }
+
+    /// Column `index` as an integer, converted by SQLite (`sqlite3_column_int64`; NULL is 0).
+    public func int64(at index: Int) -> Int64 {
+        sqlite3_column_int64(handle, Int32(index))
+    }
+
+    /// Column `index` as a double, converted by SQLite (`sqlite3_column_double`; NULL is 0.0).
+    public func double(at index: Int) -> Double {
+        sqlite3_column_double(handle, Int32(index))
+    }
+
+    /// Calls `body` with the UTF-8 bytes of column `index` (`sqlite3_column_text` + `sqlite3_column_bytes`,
+    /// embedded NUL bytes included; empty for NULL). The bytes are valid only inside `body`.
+    public func withUnsafeTextBytes<R>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let column = Int32(index)
+        let text = sqlite3_column_text(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? text : nil, count: count))
+    }
+
+    /// Calls `body` with the bytes of column `index` (`sqlite3_column_blob` + `sqlite3_column_bytes`; empty for a
+    /// zero-length blob or NULL). The bytes are valid only inside `body`.
+    public func withUnsafeBlobBytes<R>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let column = Int32(index)
+        let blob = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: count > 0 ? blob : nil, count: count))
+    }
+
+    /// Column `index` as text (embedded NUL bytes kept), or `nil` for NULL.
+    public func string(at index: Int) -> String? {
+        if isNull(at: index) {
+            return nil
+        }
+        return withUnsafeTextBytes(at: index) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Column `index` as bytes, or `nil` for NULL; a zero-length blob is empty `Data`.
+    public func data(at index: Int) -> Data? {
+        if isNull(at: index) {
+            return nil
+        }
+        return withUnsafeBlobBytes(at: index) { Data($0) }
+    }
+
+    /// Column `index` of the current row with its storage class.
+    public func value(at index: Int) -> DatabaseValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            return .text(withUnsafeTextBytes(at: index) { String(decoding: $0, as: UTF8.self) })
+        case SQLITE_BLOB:
+            // Checked type first: sqlite3_column_blob returns NULL for a zero-length blob.
+            return .blob(withUnsafeBlobBytes(at: index) { Data($0) })
+        default:
+            return .null
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Testing
+
+@testable import SQLiteEngine
+
+/// The statement cache.
+@Suite struct StatementCacheTests {
+    /// Checks hits and misses, and that the same free statement is handed out again.
+    @Test func cache_countsHitsAndMisses() throws {
+        let db = try makeMemoryDatabase()
+        let first = try db.cachedStatement(sql: "SELECT 1")
+        let second = try db.cachedStatement(sql: "SELECT 1")
+        #expect(first === second)
+        let stats = db.statementCacheStatistics
+        #expect(stats.hits == 1)
+        #expect(stats.misses == 1)
+        #expect(stats.count == 1)
+    }
+
+    /// Checks that the cache is bounded and evicts the least recently used statement.
+    @Test func cache_isBoundedLRU() throws {
+        var configuration = Configuration()
+        configuration.statementCacheSize = 2
+        let db = try makeMemoryDatabase(configuration)
+        let a = try db.cachedStatement(sql: "SELECT 'a'")
+        _ = try db.cachedStatement(sql: "SELECT 'b'")
+        #expect(try db.cachedStatement(sql: "SELECT 'a'") === a)  // 'a' is now the most recent
+        _ = try db.cachedStatement(sql: "SELECT 'c'")  // evicts 'b'
+        #expect(db.statementCacheStatistics.count == 2)
+        #expect(try db.cachedStatement(sql: "SELECT 'a'") === a)
+        let misses = db.statementCacheStatistics.misses
+        _ = try db.cachedStatement(sql: "SELECT 'b'")
+        #expect(db.statementCacheStatistics.misses == misses + 1)
+    }
+
+    /// Checks that size 0 disables the cache.
+    @Test func cache_sizeZeroDisables() throws {
+        var configuration = Configuration()
+        configuration.statementCacheSize = 0
+        let db = try makeMemoryDatabase(configuration)
+        let first = try db.cachedStatement(sql: "SELECT 1")
+        let second = try db.cachedStatement(sql: "SELECT 1")
+        #expect(first !== second)
+        #expect(db.statementCacheStatistics.count == 0)
+        #expect(db.statementCacheStatistics.hits == 0)
+    }
+
+    /// Checks that a statement in use by a cursor is never handed out twice: two cursors on the same SQL work.
+    @Test func cache_neverLendsStatementInUse() throws {
+        let db = try makeMemoryDatabase()
+        try db.execute(sql: "CREATE TABLE t(x)")
+        try db.execute(sql: "INSERT INTO t VALUES (1), (2), (3)")
+        let query = "SELECT x FROM t ORDER BY x"
+        let outer = try db.query(sql: query)
+        var pairs: [[Int64]] = []
+        while let row = try outer.next() {
+            let inner = try db.query(sql: query)
+            #expect(inner.statement !== outer.statement)
+            while let innerRow = try inner.next() {
+                pairs.append([row.int64(at: 0)!, innerRow.int64(at: 0)!])
+            }
+        }
+        #expect(pairs.count == 9)
+        #expect(pairs.first == [1, 1])
+        #expect(pairs.last == [3, 3])
+    }
+
+    /// Checks that a statement stepping (not yet done) is not handed out again.
+    @Test func cache_neverLendsSteppingStatement() throws {
+        let db = try makeMemoryDatabase()
+        let sql = "SELECT 1 UNION ALL SELECT 2"
+        let first = try db.cachedStatement(sql: sql)
+        #expect(try first.step())
+        let second = try db.cachedStatement(sql: sql)
+        #expect(second !== first)
+        #expect(try second.step())
+        #expect(first.int64(at: 0) == 1)
+        first.reset()
+        #expect(try db.cachedStatement(sql: sql) === first)
+    }
+
+    /// Checks that a statement whose bind failed is evicted.
+    @Test func cache_evictsStatementAfterBindFailure() throws {
+        let db = try makeMemoryDatabase()
+        let sql = "SELECT ?"
+        let statement = try db.cachedStatement(sql: sql)
+        #expect(throws: DatabaseError.self) { try statement.bind([1, 2]) }
+        let misses = db.statementCacheStatistics.misses
+        let replacement = try db.cachedStatement(sql: sql)
+        #expect(replacement !== statement)
+        #expect(db.statementCacheStatistics.misses == misses + 1)
+        #expect(try db.int64(sql: sql, arguments: [4]) == 4)
+    }
+
+    /// Checks that a statement whose step failed is evicted.
+    @Test func cache_evictsStatementAfterStepFailure() throws {
+        let db = try makeMemoryDatabase()
+        try db.execute(sql: "CREATE TABLE t(x UNIQUE)")
+        let sql = "INSERT INTO t VALUES (?)"
+        try db.execute(sql: sql, arguments: [1])
+        let statement = try db.cachedStatement(sql: sql)
+        #expect(throws: DatabaseError.self) { try statement.run([1]) }
+        #expect(try db.cachedStatement(sql: sql) !== statement)
+        try db.execute(sql: sql, arguments: [2])
+        #expect(try db.int64(sql: "SELECT count(*) FROM t") == 2)
+    }
+
+    /// Checks that statements are reset after DONE and after an error, so they hold no read transaction.
+    @Test func statements_areResetAfterDoneAndError() throws {
+        let db = try makeMemoryDatabase()
+        let statement = try db.makeStatement(sql: "SELECT 1")
+        #expect(try statement.step())
+        #expect(statement.isBusy)
+        #expect(try statement.step() == false)
+        #expect(statement.isBusy == false)
+        let failing = try db.makeStatement(sql: "SELECT abs(-9223372036854775807 - 1) UNION ALL SELECT 1")
+        #expect(throws: DatabaseError.self) { _ = try failing.step() }
+        #expect(failing.isBusy == false)
+    }
+}
