@@ -1,2 +1,0 @@
-/// Placeholder until the HTTP server lands.
-public enum HTTPServerModule {}
