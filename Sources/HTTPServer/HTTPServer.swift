@@ -1,2 +1,245 @@
-/// Placeholder until the HTTP server lands.
-public enum HTTPServerModule {}
+import Dispatch
+import Glibc
+public import Logging
+import Synchronization
+
+/// A hardened HTTP/1.1 server on non-blocking POSIX sockets and Dispatch.
+///
+/// Each connection has its own serial queue for I/O; handlers run on a separate concurrent queue, one request at a
+/// time per connection, so a slow handler never delays other connections. Protocol handling follows RFC 9112 and
+/// RFC 9110 strictly (see `RequestParser`), and every resource is bounded by `HTTPLimits`.
+public final class HTTPServer: Sendable {
+    private enum Phase {
+        case created
+        case running
+        case shuttingDown
+        case stopped
+    }
+
+    private struct State {
+        var phase = Phase.created
+        var listeners: [Listener] = []
+        var boundAddresses: [BoundAddress] = []
+        var openListeners = 0
+        var connections: [ObjectIdentifier: Connection] = [:]
+        var shutdownWaiters: [@Sendable () -> Void] = []
+    }
+
+    let configuration: HTTPServerConfiguration
+    let handler: any HTTPHandler
+    let logger: Logger
+    let handlerQueue = DispatchQueue(label: "sqlited.http.handlers", attributes: .concurrent)
+    private let acceptQueue = DispatchQueue(label: "sqlited.http.accept")
+    private let state = Mutex(State())
+    private let limits: Mutex<HTTPLimits>
+
+    /// Creates a server; nothing happens until `start()`.
+    public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler, logger: Logger) {
+        self.configuration = configuration
+        self.handler = handler
+        self.logger = logger
+        self.limits = Mutex(configuration.limits)
+    }
+
+    /// The addresses listened on, with real ports (empty before `start()`).
+    public var boundAddresses: [BoundAddress] {
+        state.withLock { $0.boundAddresses }
+    }
+
+    /// The number of open client connections.
+    public var openConnectionCount: Int {
+        state.withLock { $0.connections.count }
+    }
+
+    /// The limits that new requests get.
+    public var currentLimits: HTTPLimits {
+        limits.withLock { $0 }
+    }
+
+    /// Changes the limits; they apply to requests that start after the call (a request in progress keeps its
+    /// limits; existing keep-alive connections pick them up at their next request).
+    public func setLimits(_ newLimits: HTTPLimits) {
+        limits.withLock { $0 = newLimits }
+    }
+
+    /// Binds and listens on every configured address (or adopts inherited descriptors) and starts accepting.
+    ///
+    /// - Throws: `HTTPServerError` when an address cannot be used; no listener is left open then.
+    public func start() throws {
+        try state.withLock { state throws(HTTPServerError) in
+            guard state.phase == .created else {
+                throw HTTPServerError(code: .invalidState, message: "server already started or stopped")
+            }
+            state.phase = .running
+        }
+        let backlog = currentLimits.listenBacklog
+        var listeners: [Listener] = []
+        do {
+            for address in configuration.listeners {
+                let (fd, bound) = try Socket.listen(on: address, backlog: backlog)
+                var unlinkPath: String?
+                if case .unix(let path) = address { unlinkPath = path }
+                listeners.append(
+                    Listener(
+                        fd: fd, address: bound, unlinkPath: unlinkPath, queue: acceptQueue,
+                        onAcceptable: { [self] listener in acceptConnections(from: listener) },
+                        onClosed: { [self] in listenerDidClose() }))
+            }
+        } catch {
+            state.withLock {
+                $0.phase = .created
+                $0.openListeners = listeners.count
+            }
+            for listener in listeners {
+                listener.start()
+                listener.close()
+            }
+            throw error
+        }
+        state.withLock {
+            $0.listeners = listeners
+            $0.boundAddresses = listeners.map(\.address)
+            $0.openListeners = listeners.count
+        }
+        for listener in listeners {
+            listener.start()
+            logger.info("listening", metadata: ["address": "\(listener.address)"])
+        }
+    }
+
+    // MARK: - Accepting
+
+    private func acceptConnections(from listener: Listener) {
+        // A bounded batch per readiness event keeps one busy listener from starving the others.
+        for _ in 0..<64 {
+            let accepted: (fd: Int32, peer: String?)
+            do {
+                guard case .done(let result) = try Socket.accept(listener.fd) else { return }
+                accepted = result
+            } catch {
+                if error.errno == EMFILE || error.errno == ENFILE || error.errno == ENOBUFS || error.errno == ENOMEM {
+                    logger.error("cannot accept: out of resources", metadata: ["error": "\(error)"])
+                    listener.pause(for: .milliseconds(100))
+                    return
+                }
+                if error.errno == ECONNABORTED { continue }
+                logger.error("accept failed", metadata: ["error": "\(error)"])
+                return
+            }
+            let limits = currentLimits
+            let connection = state.withLock { state -> Connection? in
+                guard state.phase == .running, state.connections.count < limits.maxConnections else { return nil }
+                let connection = Connection(fd: accepted.fd, remoteAddress: accepted.peer, server: self, limits: limits)
+                state.connections[ObjectIdentifier(connection)] = connection
+                return connection
+            }
+            if let connection {
+                Socket.setNoDelay(accepted.fd)
+                connection.start()
+            } else {
+                refuse(fd: accepted.fd)
+            }
+        }
+    }
+
+    /// Answers 503 to a connection over the limit (or arriving during shutdown) and closes it at once, without
+    /// ever giving it a queue or a buffer.
+    private func refuse(fd: Int32) {
+        logger.warning("connection refused: connection limit reached or shutting down")
+        let response = HTTPResponse.jsonError(
+            status: .serviceUnavailable, code: "UNAVAILABLE", message: "server busy or shutting down, retry later")
+        guard case .bytes(let body) = response.body else { return }
+        var headers = response.headers
+        headers.add(name: "Retry-After", value: "1")
+        let bytes =
+            ResponseHead.serialize(
+                status: response.status, headers: headers, framing: .contentLength(body.count), keepAlive: false,
+                version: .http1_1, serverHeader: configuration.serverHeader) + body
+        // One non-blocking attempt: a fresh socket's send buffer always takes a response this small.
+        _ = bytes.withUnsafeBytes { try? Socket.send(fd, $0) }
+        Socket.shutdownWrite(fd)
+        // Drain what the client already sent so that close does not turn into a reset that destroys the answer.
+        _ = withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { try? Socket.read(fd, into: $0) }
+        SystemCall.close(fd)
+    }
+
+    func connectionDidClose(_ connection: Connection) {
+        state.withLock { _ = $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
+        checkShutdownComplete()
+    }
+
+    private func listenerDidClose() {
+        state.withLock { $0.openListeners -= 1 }
+        checkShutdownComplete()
+    }
+
+    /// Statistics of every open connection (for tests and metrics).
+    func connectionStatistics() -> [Connection.Statistics] {
+        state.withLock { Array($0.connections.values) }.map { $0.statistics() }
+    }
+
+    // MARK: - Shutdown
+
+    /// Stops gracefully and returns when done: see `shutdown(gracePeriod:completion:)`.
+    public func shutdown(gracePeriod: Duration? = nil) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            shutdown(gracePeriod: gracePeriod) { continuation.resume() }
+        }
+    }
+
+    /// Stops gracefully: closes the listeners, closes idle connections, lets requests in progress finish (their
+    /// responses get `Connection: close`) for up to `gracePeriod` (default: the configured one), then closes the
+    /// rest. `completion` runs once every listener and connection is closed; calling again just waits for that.
+    public func shutdown(gracePeriod: Duration? = nil, completion: @escaping @Sendable () -> Void) {
+        enum Step {
+            case completeNow
+            case wait
+            case begin([Listener], [Connection])
+        }
+        let step = state.withLock { state -> Step in
+            switch state.phase {
+            case .created, .stopped:
+                state.phase = .stopped
+                return .completeNow
+            case .shuttingDown:
+                state.shutdownWaiters.append(completion)
+                return .wait
+            case .running:
+                state.phase = .shuttingDown
+                state.shutdownWaiters.append(completion)
+                return .begin(state.listeners, Array(state.connections.values))
+            }
+        }
+        switch step {
+        case .completeNow:
+            completion()
+        case .wait:
+            break
+        case .begin(let listeners, let connections):
+            logger.info("shutting down", metadata: ["connections": "\(connections.count)"])
+            for listener in listeners { listener.close() }
+            for connection in connections { connection.beginShutdown() }
+            let grace = gracePeriod ?? configuration.shutdownGracePeriod
+            acceptQueue.asyncAfter(deadline: .now() + grace.dispatchInterval) { [self] in
+                let remaining = state.withLock { Array($0.connections.values) }
+                if !remaining.isEmpty {
+                    logger.warning("grace period over, closing connections", metadata: ["count": "\(remaining.count)"])
+                }
+                for connection in remaining { connection.forceClose() }
+            }
+            checkShutdownComplete()
+        }
+    }
+
+    private func checkShutdownComplete() {
+        let waiters = state.withLock { state -> [@Sendable () -> Void] in
+            guard state.phase == .shuttingDown, state.connections.isEmpty, state.openListeners == 0 else { return [] }
+            state.phase = .stopped
+            state.listeners = []
+            defer { state.shutdownWaiters = [] }
+            return state.shutdownWaiters
+        }
+        if !waiters.isEmpty { logger.info("shut down") }
+        for waiter in waiters { waiter() }
+    }
+}

@@ -1,0 +1,54 @@
+/// Byte classes of the HTTP grammar (RFC 9110 §5.6.2, RFC 9112 §2.2).
+enum ASCII {
+    static let cr: UInt8 = 0x0D
+    static let lf: UInt8 = 0x0A
+    static let space: UInt8 = 0x20
+    static let tab: UInt8 = 0x09
+    static let colon: UInt8 = 0x3A
+
+    static func lowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
+    }
+
+    /// `tchar` of RFC 9110 §5.6.2.
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    /// `field-vchar` plus SP and HTAB: what may appear inside a field value (RFC 9110 §5.5).
+    static func isFieldValueCharacter(_ byte: UInt8) -> Bool {
+        byte == space || byte == tab || (0x21...0x7E).contains(byte) || byte >= 0x80
+    }
+
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        hexValue(byte) != nil
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
+
+    static func isTokenString(_ string: String) -> Bool {
+        !string.isEmpty && string.utf8.allSatisfy(isTokenCharacter)
+    }
+
+    /// Decodes header bytes: UTF-8 when valid, else ISO 8859-1 so that no byte is lost (RFC 9110 §5.5 obs-text).
+    static func decodeFieldBytes<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        if bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+}

@@ -1,0 +1,340 @@
+import Dispatch
+import Logging
+
+/// One client connection: reads and parses requests, hands them to the handler queue one at a time, writes the
+/// responses in order, and enforces the timeouts and the output bound.
+///
+/// `@unchecked Sendable`: every mutable property is read and written only on `queue`, a serial queue that is also
+/// the target of the connection's DispatchSources; other threads (the server, the handler running a streamed body)
+/// reach the state through `queue.async` / `queue.sync` only.
+final class Connection: @unchecked Sendable {
+    enum TimerPurpose {
+        case none
+        case idle
+        case headDeadline
+        case bodyInactivity
+        case send
+        case linger
+    }
+
+    /// Snapshot for tests and metrics.
+    struct Statistics: Sendable {
+        var pendingOutput: Int
+        var maxObservedPendingOutput: Int
+    }
+
+    /// How long to keep reading (and discarding) after the response that ends a connection, so that the client
+    /// receives it instead of a reset caused by its own unread data (RFC 9112 §9.6).
+    static let lingerTime: Duration = .seconds(2)
+    /// Most input buffered ahead (pipelined requests) while a request is being handled.
+    static let maxReadAhead = 64 * 1024
+
+    let fd: Int32
+    let queue: DispatchQueue
+    let server: HTTPServer
+    let remoteAddress: String?
+    let logger: Logger
+
+    var parser: RequestParser
+    var limits: HTTPLimits
+    let readSource: any DispatchSourceRead
+    let writeSource: any DispatchSourceWrite
+    let timer: any DispatchSourceTimer
+    var readSuspended = false
+    var writeSuspended = true
+    var cancelledSources = 0
+
+    var output: [UInt8] = []
+    var outputOffset = 0
+    var maxObservedPendingOutput = 0
+    var drainWaiter: DispatchSemaphore?
+
+    var inFlight = false
+    var closed = false
+    /// Close once the output is flushed (after an error, `Connection: close`, or during shutdown).
+    var closing = false
+    var lingering = false
+    var peerClosedInput = false
+    var shuttingDown = false
+    var abortOnClose = false
+
+    var headStartedAt: DispatchTime?
+    var lastReadAt = DispatchTime.now()
+    var lastWriteProgressAt = DispatchTime.now()
+    var idleSince = DispatchTime.now()
+    var timerPurpose = TimerPurpose.none
+    var timerDeadline = DispatchTime.distantFuture
+
+    init(fd: Int32, remoteAddress: String?, server: HTTPServer, limits: HTTPLimits) {
+        self.fd = fd
+        self.remoteAddress = remoteAddress
+        self.server = server
+        self.limits = limits
+        var logger = server.logger
+        logger[metadataKey: "http.peer"] = "\(remoteAddress ?? "unknown")"
+        self.logger = logger
+        queue = DispatchQueue(label: "sqlited.http.connection")
+        parser = RequestParser(limits: limits, remoteAddress: remoteAddress)
+        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        timer = DispatchSource.makeTimerSource(queue: queue)
+    }
+
+    var pendingOutput: Int { output.count - outputOffset }
+
+    /// Activates the sources; called once, right after accept.
+    func start() {
+        readSource.setEventHandler { [self] in handleReadable() }
+        writeSource.setEventHandler { [self] in handleWritable() }
+        timer.setEventHandler { [self] in handleTimer() }
+        readSource.setCancelHandler { [self] in sourceCancelled() }
+        writeSource.setCancelHandler { [self] in sourceCancelled() }
+        // Sources start inactive; the write source is activated and immediately suspended so that its
+        // suspend count is what `writeSuspended` says.
+        queue.async { [self] in
+            writeSource.activate()
+            writeSource.suspend()
+            timer.schedule(deadline: .distantFuture)
+            timer.activate()
+            readSource.activate()
+            updateTimer()
+        }
+    }
+
+    /// Stops after the current request (if any), with `Connection: close` on its response.
+    func beginShutdown() {
+        queue.async { [self] in
+            guard !closed else { return }
+            shuttingDown = true
+            if !inFlight && parser.phase == .idle {
+                closeWhenFlushed()
+            }
+        }
+    }
+
+    /// Closes now, whatever is in progress (end of the shutdown grace period).
+    func forceClose() {
+        queue.async { [self] in close() }
+    }
+
+    func statistics() -> Statistics {
+        queue.sync { Statistics(pendingOutput: pendingOutput, maxObservedPendingOutput: maxObservedPendingOutput) }
+    }
+
+    // MARK: - Reading
+
+    private func handleReadable() {
+        guard !closed else { return }
+        let result: IOResult<Int>
+        do {
+            result = try withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { buffer in
+                let result = try Socket.read(fd, into: buffer)
+                if case .done(let count) = result, count > 0, !lingering {
+                    parser.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                }
+                return result
+            }
+        } catch {
+            logger.debug("read failed, closing", metadata: ["error": "\(error)"])
+            close()
+            return
+        }
+        switch result {
+        case .wouldBlock:
+            return
+        case .done(0):
+            peerClosedInput = true
+            if lingering {
+                close()
+                return
+            }
+            updateReadInterest()
+            processInput()
+        case .done:
+            guard !lingering else { return }
+            lastReadAt = .now()
+            processInput()
+        }
+    }
+
+    /// Parses and dispatches as many requests as the state allows: one in flight at a time, none while the output
+    /// is over its bound (a client that does not read its responses gets no more of them produced).
+    func processInput() {
+        guard !closed && !lingering else { return }
+        parsing: while !inFlight && !closing {
+            if pendingOutput > limits.maxPendingOutput { break }
+            if parser.phase == .idle {
+                // A limit change (SIGHUP reload) applies from the next request.
+                limits = server.currentLimits
+                parser.limits = limits
+            }
+            switch parser.next() {
+            case .needMoreData:
+                if shuttingDown && parser.phase == .idle { closeWhenFlushed() }
+                break parsing
+            case .send100Continue:
+                enqueue(ResponseHead.continueResponse)
+            case .requestComplete(let request):
+                dispatch(request)
+            case .reject(let rejection):
+                logger.debug(
+                    "rejected request",
+                    metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.message)"])
+                respondWithError(status: rejection.status, code: rejection.code, message: rejection.message)
+            }
+        }
+        if peerClosedInput && !inFlight && !closed {
+            // The client sent everything it will send; an unfinished request can never complete.
+            closeWhenFlushed()
+        }
+        updateReadInterest()
+        updateTimer()
+    }
+
+    func updateReadInterest() {
+        guard !closed else { return }
+        let wanted: Bool
+        if peerClosedInput {
+            wanted = false
+        } else if lingering {
+            wanted = true
+        } else {
+            wanted = !closing && pendingOutput <= limits.maxPendingOutput
+                && (!inFlight || parser.bufferedByteCount < Self.maxReadAhead)
+        }
+        if wanted && readSuspended {
+            readSource.resume()
+            readSuspended = false
+        } else if !wanted && !readSuspended {
+            readSource.suspend()
+            readSuspended = true
+        }
+    }
+
+    // MARK: - Timers
+
+    func updateTimer() {
+        guard !closed && !lingering else { return }
+        let now = DispatchTime.now()
+        var purpose = TimerPurpose.none
+        var deadline = DispatchTime.distantFuture
+        if pendingOutput > 0 {
+            purpose = .send
+            deadline = lastWriteProgressAt + limits.sendTimeout.dispatchInterval
+        } else if !inFlight && !closing {
+            switch parser.phase {
+            case .idle:
+                headStartedAt = nil
+                purpose = .idle
+                deadline = idleSince + limits.idleTimeout.dispatchInterval
+            case .head:
+                // An absolute deadline from the head's first byte: trickling bytes does not extend it.
+                let started = headStartedAt ?? now
+                headStartedAt = started
+                purpose = .headDeadline
+                deadline = started + limits.headTimeout.dispatchInterval
+            case .body:
+                purpose = .bodyInactivity
+                deadline = lastReadAt + limits.bodyInactivityTimeout.dispatchInterval
+            case .failed:
+                break
+            }
+        }
+        setTimer(purpose, deadline)
+    }
+
+    func setTimer(_ purpose: TimerPurpose, _ deadline: DispatchTime) {
+        guard purpose != timerPurpose || deadline != timerDeadline else { return }
+        timerPurpose = purpose
+        timerDeadline = deadline
+        timer.schedule(deadline: deadline)
+    }
+
+    private func handleTimer() {
+        guard !closed else { return }
+        guard DispatchTime.now() >= timerDeadline else {
+            // A stale event from before the last reschedule.
+            timer.schedule(deadline: timerDeadline)
+            return
+        }
+        switch timerPurpose {
+        case .none:
+            break
+        case .idle:
+            logger.trace("idle timeout, closing")
+            close()
+        case .headDeadline, .bodyInactivity:
+            logger.debug("request timeout", metadata: ["phase": "\(timerPurpose)"])
+            respondWithError(status: .requestTimeout, code: "REQUEST_TIMEOUT", message: "request not received in time")
+            updateTimer()
+        case .send:
+            logger.debug("client not reading its response, closing")
+            close()
+        case .linger:
+            close()
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Marks the connection to close once everything queued is sent.
+    func closeWhenFlushed() {
+        guard !closed else { return }
+        closing = true
+        if pendingOutput == 0 { beginLingeringClose() }
+    }
+
+    /// Half-closes and discards input for a short while before closing (see `lingerTime`).
+    private func beginLingeringClose() {
+        guard !closed && !lingering else { return }
+        if peerClosedInput || abortOnClose {
+            close()
+            return
+        }
+        lingering = true
+        Socket.shutdownWrite(fd)
+        parser = RequestParser(limits: limits)
+        updateReadInterest()
+        timerPurpose = .linger
+        timerDeadline = .now() + Self.lingerTime.dispatchInterval
+        timer.schedule(deadline: timerDeadline)
+    }
+
+    /// Closes at once. The descriptor itself is closed once both I/O sources are cancelled, as Dispatch requires.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        drainWaiter?.signal()
+        drainWaiter = nil
+        output = []
+        outputOffset = 0
+        if readSuspended {
+            readSource.resume()
+            readSuspended = false
+        }
+        if writeSuspended {
+            writeSource.resume()
+            writeSuspended = false
+        }
+        readSource.cancel()
+        writeSource.cancel()
+        timer.cancel()
+    }
+
+    private func sourceCancelled() {
+        cancelledSources += 1
+        guard cancelledSources == 2 else { return }
+        if abortOnClose { Socket.setAbortiveClose(fd) }
+        SystemCall.close(fd)
+        server.connectionDidClose(self)
+    }
+}
+
+extension Duration {
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow, seconds >= 0 else { return seconds < 0 ? .nanoseconds(0) : .never }
+        return .nanoseconds(Int(clamping: nanoseconds.partialValue + attoseconds / 1_000_000_000))
+    }
+}

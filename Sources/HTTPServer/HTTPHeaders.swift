@@ -1,0 +1,95 @@
+/// HTTP header fields: case-insensitive names, several values per name, original order preserved.
+///
+/// RFC 9110 §5: field names are case-insensitive; the order of fields with the same name is significant.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    public typealias Element = (name: String, value: String)
+
+    private var fields: [Element]
+
+    /// Creates an empty set of fields.
+    public init() {
+        fields = []
+    }
+
+    /// Creates fields from name/value pairs, in order.
+    public init(_ fields: [(String, String)]) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// The number of fields (a name sent twice counts twice).
+    public var count: Int { fields.count }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// The value of the first field named `name`, or `nil`.
+    public subscript(name: String) -> String? {
+        fields.first { Self.namesEqual($0.name, name) }?.value
+    }
+
+    /// The values of every field named `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { Self.namesEqual($0.name, name) }.map(\.value)
+    }
+
+    /// Whether a field named `name` is present.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { Self.namesEqual($0.name, name) }
+    }
+
+    /// Appends a field, keeping any existing fields of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces every field named `name` by one field with `value`.
+    public mutating func set(name: String, value: String) {
+        remove(name: name)
+        fields.append((name: name, value: value))
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(name: String) {
+        fields.removeAll { Self.namesEqual($0.name, name) }
+    }
+
+    /// The comma-separated list elements of every field named `name`, trimmed and lowercased.
+    ///
+    /// RFC 9110 §5.6.1: empty list elements are ignored.
+    func listTokens(for name: String) -> [String] {
+        values(for: name).flatMap { value in
+            value.split(separator: ",", omittingEmptySubsequences: false)
+                .map { $0.trimmingOWS().lowercased() }
+                .filter { !$0.isEmpty }
+        }
+    }
+
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        fields.makeIterator()
+    }
+
+    public var description: String {
+        fields.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
+    }
+
+    static func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let left = lhs.utf8
+        let right = rhs.utf8
+        guard left.count == right.count else { return false }
+        return zip(left, right).allSatisfy { ASCII.lowercased($0) == ASCII.lowercased($1) }
+    }
+}
+
+extension Substring {
+    /// Drops leading and trailing optional whitespace (SP and HTAB, RFC 9110 §5.6.3).
+    func trimmingOWS() -> Substring {
+        var result = self
+        while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
+        while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }
+        return result
+    }
+}

@@ -1,0 +1,517 @@
+/// An incremental, strict HTTP/1.1 request parser (RFC 9112), with no I/O.
+///
+/// Bytes are appended with `feed(_:)` in slices of any size; `next()` returns what the connection must do next.
+/// The outcome does not depend on how the bytes were split. After a rejection the parser stays failed: nothing more
+/// on that connection is processed (RFC 9112 §6.3, framing errors make the rest of the stream unreliable).
+///
+/// Strictness, on purpose:
+/// - Lines end with CRLF; a bare LF is rejected (RFC 9112 §2.2 allows accepting it, but a parser that disagrees
+///   with a front proxy about line ends is a request-smuggling vector).
+/// - No obs-fold, no whitespace between a field name and its colon, no CTL in values (RFC 9112 §5.1, §5.2).
+/// - `Content-Length` with `Transfer-Encoding`, or a `Transfer-Encoding` whose final coding is not `chunked`,
+///   is rejected and the connection closed (RFC 9112 §6.1, §6.3).
+struct RequestParser {
+    /// What the connection must do next.
+    enum Action {
+        /// Nothing to do until more bytes arrive.
+        case needMoreData
+        /// Send `HTTP/1.1 100 Continue`, then call `next()` again (RFC 9110 §10.1.1).
+        case send100Continue
+        /// A complete request; call `next()` again for a pipelined one.
+        case requestComplete(HTTPRequest)
+        /// Answer with this error, then close the connection.
+        case reject(Rejection)
+    }
+
+    /// An error answer decided by the parser.
+    struct Rejection: Sendable, Equatable, Error {
+        var status: HTTPStatus
+        var code: String
+        var message: String
+        /// Whether the connection must be closed after the answer (always, for errors found while parsing).
+        var close: Bool = true
+
+        static func badRequest(_ message: String) -> Rejection {
+            Rejection(status: .badRequest, code: "BAD_REQUEST", message: message)
+        }
+        static func headersTooLarge(_ message: String) -> Rejection {
+            Rejection(status: .requestHeaderFieldsTooLarge, code: "HEADERS_TOO_LARGE", message: message)
+        }
+        static func uriTooLong(limit: Int) -> Rejection {
+            Rejection(status: .uriTooLong, code: "URI_TOO_LONG", message: "request target longer than \(limit) bytes")
+        }
+        static func payloadTooLarge(limit: Int) -> Rejection {
+            Rejection(
+                status: .contentTooLarge, code: "PAYLOAD_TOO_LARGE", message: "request body larger than \(limit) bytes")
+        }
+    }
+
+    /// Where the parser is in the current request; the connection picks its timer from it.
+    enum Phase: Equatable {
+        /// No byte of the next request received yet.
+        case idle
+        /// Receiving a request head (the head deadline applies).
+        case head
+        /// Receiving a request body (the inactivity timeout applies).
+        case body
+        /// A request was rejected; nothing more is parsed.
+        case failed
+    }
+
+    private enum State {
+        case head
+        case fixedBody(length: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkDataEnd
+        case trailers
+        case failed
+    }
+
+    private enum LineResult {
+        case line(Range<Int>)
+        case incomplete
+    }
+
+    /// Limits applied to the next request (a change applies from the next request head).
+    var limits: HTTPLimits
+    /// Copied into every request.
+    var remoteAddress: String?
+
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var scanOffset = 0
+    private var state = State.head
+
+    // The request under construction.
+    private var activeLimits: HTTPLimits
+    private var headBytes = 0
+    private var requestLineSeen = false
+    private var method = ""
+    private var target = ""
+    private var rawPath = ""
+    private var path = ""
+    private var query: [(name: String, value: String)] = []
+    private var version = HTTPVersion.http1_1
+    private var headers = HTTPHeaders()
+    private var trailers = HTTPHeaders()
+    private var trailerBytes = 0
+    private var body: [UInt8] = []
+    private var keepAlive = true
+
+    init(limits: HTTPLimits, remoteAddress: String? = nil) {
+        self.limits = limits
+        self.activeLimits = limits
+        self.remoteAddress = remoteAddress
+    }
+
+    /// Bytes received but not yet consumed by a complete request.
+    var bufferedByteCount: Int { buffer.count - start }
+
+    var phase: Phase {
+        switch state {
+        case .head: (headBytes == 0 && buffer.count == start) ? .idle : .head
+        case .failed: .failed
+        default: .body
+        }
+    }
+
+    /// Appends received bytes.
+    mutating func feed<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+        guard !isFailed else { return }
+        if start > 0 && start >= buffer.count / 2 {
+            buffer.removeSubrange(0..<start)
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    private var isFailed: Bool {
+        if case .failed = state { return true }
+        return false
+    }
+
+    /// Parses as far as the buffered bytes allow and returns the next action.
+    mutating func next() -> Action {
+        do {
+            return try step()
+        } catch {
+            return fail(error)
+        }
+    }
+
+    private mutating func step() throws(Rejection) -> Action {
+        while true {
+            switch state {
+            case .failed:
+                return .needMoreData
+            case .head:
+                if headBytes == 0 && !requestLineSeen {
+                    activeLimits = limits
+                }
+                if let action = try parseHeadLine() { return action }
+            case .fixedBody(let length):
+                guard buffer.count - start >= length else { return .needMoreData }
+                body = Array(buffer[start..<start + length])
+                start += length
+                return completeRequest()
+            case .chunkSize:
+                guard case .line(let range) = try nextLine(
+                    limit: activeLimits.maxChunkLineLength, tooLong: .badRequest("chunk size line too long")) else { return .needMoreData }
+                let size = try parseChunkSize(buffer[range])
+                guard size <= activeLimits.maxBodySize - body.count else {
+                    throw .payloadTooLarge(limit: activeLimits.maxBodySize)
+                }
+                state = size == 0 ? .trailers : .chunkData(remaining: size)
+            case .chunkData(let remaining):
+                let available = min(remaining, buffer.count - start)
+                guard available > 0 else { return .needMoreData }
+                body.append(contentsOf: buffer[start..<start + available])
+                start += available
+                state = remaining == available ? .chunkDataEnd : .chunkData(remaining: remaining - available)
+            case .chunkDataEnd:
+                guard buffer.count - start >= 2 else {
+                    if buffer.count - start == 1 && buffer[start] != ASCII.cr {
+                        throw .badRequest("chunk data not followed by CRLF")
+                    }
+                    return .needMoreData
+                }
+                guard buffer[start] == ASCII.cr && buffer[start + 1] == ASCII.lf else {
+                    throw .badRequest("chunk data not followed by CRLF")
+                }
+                start += 2
+                state = .chunkSize
+            case .trailers:
+                let budget = activeLimits.maxHeadSize - trailerBytes
+                let tooLong = Rejection.headersTooLarge("trailer section larger than \(activeLimits.maxHeadSize) bytes")
+                guard case .line(let range) = try nextLine(limit: budget, tooLong: tooLong) else {
+                    return .needMoreData
+                }
+                trailerBytes += range.count + 2
+                if range.isEmpty { return completeRequest() }
+                guard trailers.count < activeLimits.maxHeaderCount else {
+                    throw .headersTooLarge("more than \(activeLimits.maxHeaderCount) trailer fields")
+                }
+                let field = try parseField(buffer[range])
+                trailers.add(name: field.name, value: field.value)
+            }
+        }
+    }
+
+    // MARK: - Lines
+
+    /// Finds the next CRLF-terminated line (without its CRLF) and consumes it.
+    ///
+    /// `limit` bounds the line length including CRLF; it is checked on partial lines too, so the outcome does not
+    /// depend on how bytes were split.
+    private mutating func nextLine(limit: Int, tooLong: Rejection) throws(Rejection) -> LineResult {
+        let searchStart = start + scanOffset
+        guard let lf = buffer[searchStart...].firstIndex(of: ASCII.lf) else {
+            scanOffset = buffer.count - start
+            // A partial line that already exceeds the limit can only grow.
+            if buffer.count - start > limit { throw tooLong }
+            return .incomplete
+        }
+        scanOffset = 0
+        if lf + 1 - start > limit { throw tooLong }
+        guard lf > start && buffer[lf - 1] == ASCII.cr else {
+            throw .badRequest("line ends with a bare LF; CRLF required")
+        }
+        let range = start..<(lf - 1)
+        start = lf + 1
+        return .line(range)
+    }
+
+    // MARK: - Head
+
+    private mutating func parseHeadLine() throws(Rejection) -> Action? {
+        let budget = activeLimits.maxHeadSize - headBytes
+        if !requestLineSeen {
+            try checkPartialRequestLineTarget()
+        }
+        let tooLong = Rejection.headersTooLarge("request head larger than \(activeLimits.maxHeadSize) bytes")
+        let result = try nextLine(limit: budget, tooLong: tooLong)
+        guard case .line(let range) = result else {
+            return .needMoreData
+        }
+        headBytes += range.count + 2
+        if !requestLineSeen {
+            // RFC 9112 §2.2: empty lines before the request line are ignored (they still count toward the limit).
+            if range.isEmpty { return nil }
+            try parseRequestLine(buffer[range])
+            requestLineSeen = true
+            return nil
+        }
+        if range.isEmpty {
+            return try finishHead()
+        }
+        guard headers.count < activeLimits.maxHeaderCount else {
+            throw .headersTooLarge("more than \(activeLimits.maxHeaderCount) header fields")
+        }
+        let field = try parseField(buffer[range])
+        headers.add(name: field.name, value: field.value)
+        return nil
+    }
+
+    /// Rejects a request line whose target is already too long, complete or not (414 before 431).
+    private func checkPartialRequestLineTarget() throws(Rejection) {
+        let pending = buffer[start...]
+        let lineEnd = pending.firstIndex(of: ASCII.lf) ?? buffer.count
+        let line = buffer[start..<lineEnd]
+        guard let firstSpace = line.firstIndex(of: ASCII.space) else { return }
+        let targetStart = firstSpace + 1
+        let targetEnd = line[targetStart...].firstIndex(of: ASCII.space) ?? lineEnd
+        if targetEnd - targetStart > activeLimits.maxTargetLength {
+            throw .uriTooLong(limit: activeLimits.maxTargetLength)
+        }
+    }
+
+    private mutating func parseRequestLine(_ line: ArraySlice<UInt8>) throws(Rejection) {
+        guard let firstSpace = line.firstIndex(of: ASCII.space) else {
+            throw .badRequest("malformed request line")
+        }
+        let methodBytes = line[line.startIndex..<firstSpace]
+        let rest = line[(firstSpace + 1)...]
+        guard let secondSpace = rest.firstIndex(of: ASCII.space) else {
+            throw .badRequest("malformed request line")
+        }
+        let targetBytes = rest[rest.startIndex..<secondSpace]
+        let versionBytes = rest[(secondSpace + 1)...]
+        if targetBytes.count > activeLimits.maxTargetLength {
+            throw .uriTooLong(limit: activeLimits.maxTargetLength)
+        }
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(ASCII.isTokenCharacter) else {
+            throw .badRequest("invalid method")
+        }
+        method = String(decoding: methodBytes, as: UTF8.self)
+        version = try parseVersion(versionBytes)
+        guard !targetBytes.isEmpty else { throw .badRequest("empty request target") }
+        // Visible ASCII only: no SP, CTL, DEL or non-ASCII; a fragment is never sent (RFC 9112 §3.2).
+        guard targetBytes.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "#") }) else {
+            throw .badRequest("invalid character in request target")
+        }
+        target = String(decoding: targetBytes, as: UTF8.self)
+        if target == "*" {
+            guard method == "OPTIONS" else { throw .badRequest("asterisk-form target is only allowed for OPTIONS") }
+        } else if !target.hasPrefix("/") {
+            // absolute-form (RFC 9112 §3.2.2) is meant for proxies; this server only takes origin-form.
+            throw .badRequest("request target must be in origin-form (start with \"/\")")
+        }
+    }
+
+    private func parseVersion(_ bytes: ArraySlice<UInt8>) throws(Rejection) -> HTTPVersion {
+        let text = Array(bytes)
+        guard text.count == 8, text[0..<5].elementsEqual("HTTP/".utf8), text[6] == UInt8(ascii: "."),
+            let major = Self.digit(text[5]), let minor = Self.digit(text[7])
+        else {
+            throw .badRequest("malformed HTTP version")
+        }
+        guard major == 1 else {
+            throw Rejection(
+                status: .httpVersionNotSupported, code: "HTTP_VERSION_NOT_SUPPORTED",
+                message: "only HTTP/1.x is supported")
+        }
+        return minor == 0 ? .http1_0 : .http1_1
+    }
+
+    private static func digit(_ byte: UInt8) -> Int? {
+        (0x30...0x39).contains(byte) ? Int(byte - 0x30) : nil
+    }
+
+    private func parseField(_ line: ArraySlice<UInt8>) throws(Rejection) -> (name: String, value: String) {
+        guard let first = line.first, first != ASCII.space && first != ASCII.tab else {
+            throw .badRequest("obsolete line folding is not accepted")
+        }
+        guard let colon = line.firstIndex(of: ASCII.colon) else {
+            throw .badRequest("header field without a colon")
+        }
+        let nameBytes = line[line.startIndex..<colon]
+        guard !nameBytes.isEmpty, nameBytes.allSatisfy(ASCII.isTokenCharacter) else {
+            throw .badRequest("invalid header field name")
+        }
+        var valueBytes = line[(colon + 1)...]
+        while let byte = valueBytes.first, byte == ASCII.space || byte == ASCII.tab { valueBytes.removeFirst() }
+        while let byte = valueBytes.last, byte == ASCII.space || byte == ASCII.tab { valueBytes.removeLast() }
+        guard valueBytes.allSatisfy(ASCII.isFieldValueCharacter) else {
+            throw .badRequest("invalid character in header field value")
+        }
+        return (String(decoding: nameBytes, as: UTF8.self), ASCII.decodeFieldBytes(valueBytes))
+    }
+
+    // MARK: - Framing (RFC 9112 §6)
+
+    private mutating func finishHead() throws(Rejection) -> Action? {
+        // Decoded now so that a bad escape is refused before any body is read.
+        let parts = RequestTarget.split(target)
+        rawPath = parts.rawPath
+        if target == "*" {
+            path = "*"
+        } else {
+            guard let decoded = RequestTarget.percentDecode(parts.rawPath, plusAsSpace: false) else {
+                throw .badRequest("invalid percent-encoding in path")
+            }
+            path = decoded
+        }
+        query = []
+        if let rawQuery = parts.rawQuery {
+            guard let decoded = RequestTarget.decodeQuery(rawQuery) else {
+                throw .badRequest("invalid percent-encoding in query")
+            }
+            query = decoded
+        }
+
+        let hosts = headers.values(for: "Host")
+        if hosts.count > 1 { throw .badRequest("more than one Host header field") }
+        if version == .http1_1 && hosts.isEmpty { throw .badRequest("missing Host header field") }
+        if let host = hosts.first, !host.utf8.allSatisfy(Self.isHostCharacter) {
+            throw .badRequest("invalid Host header field")
+        }
+
+        let connectionTokens = headers.listTokens(for: "Connection")
+        switch version {
+        case .http1_1: keepAlive = !connectionTokens.contains("close")
+        case .http1_0: keepAlive = connectionTokens.contains("keep-alive") && !connectionTokens.contains("close")
+        }
+
+        var expectsContinue = false
+        if headers.contains("Expect") {
+            let expectations = headers.listTokens(for: "Expect")
+            if expectations != ["100-continue"] {
+                throw Rejection(
+                    status: .expectationFailed, code: "EXPECTATION_FAILED",
+                    message: "only the 100-continue expectation is supported")
+            }
+            // RFC 9110 §10.1.1: a 100-continue expectation in an HTTP/1.0 request is ignored.
+            expectsContinue = version == .http1_1
+        }
+
+        let hasContentLength = headers.contains("Content-Length")
+        if headers.contains("Transfer-Encoding") {
+            if version == .http1_0 { throw .badRequest("Transfer-Encoding in an HTTP/1.0 request") }
+            if hasContentLength { throw .badRequest("both Content-Length and Transfer-Encoding") }
+            let codings = headers.listTokens(for: "Transfer-Encoding")
+            guard codings == ["chunked"] else {
+                if codings.last != "chunked" && codings.contains("chunked") || codings.isEmpty
+                    || codings.filter({ $0 == "chunked" }).count > 1
+                {
+                    throw .badRequest("chunked must be the final transfer coding, applied once")
+                }
+                throw Rejection(
+                    status: .notImplemented, code: "NOT_IMPLEMENTED",
+                    message: "only the chunked transfer coding is supported")
+            }
+            state = .chunkSize
+            return expectsContinue ? .send100Continue : nil
+        }
+
+        var length = 0
+        if hasContentLength {
+            length = try parseContentLength(headers.values(for: "Content-Length"))
+        }
+        if length == 0 {
+            return completeRequest()
+        }
+        state = .fixedBody(length: length)
+        return expectsContinue ? .send100Continue : nil
+    }
+
+    private func parseContentLength(_ values: [String]) throws(Rejection) -> Int {
+        var result: Int?
+        for value in values {
+            for element in value.split(separator: ",", omittingEmptySubsequences: false) {
+                let digits = element.trimmingOWS()
+                guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                    throw .badRequest("invalid Content-Length")
+                }
+                // Leading zeros do not change the value; anything past the body limit is refused unread.
+                let significant = digits.drop { $0 == "0" }
+                let parsed: Int
+                if significant.utf8.count > 18 {
+                    parsed = Int.max
+                } else {
+                    parsed = Int(significant) ?? 0
+                }
+                if let previous = result, previous != parsed {
+                    throw .badRequest("conflicting Content-Length values")
+                }
+                result = parsed
+            }
+        }
+        let length = result ?? 0
+        if length > activeLimits.maxBodySize {
+            throw .payloadTooLarge(limit: activeLimits.maxBodySize)
+        }
+        return length
+    }
+
+    private func parseChunkSize(_ line: ArraySlice<UInt8>) throws(Rejection) -> Int {
+        let digits = line.prefix { ASCII.isHexDigit($0) }
+        guard !digits.isEmpty else { throw .badRequest("invalid chunk size") }
+        let significant = digits.drop { $0 == UInt8(ascii: "0") }
+        // 15 hex digits fit in Int64 without overflow; anything longer is certainly over the body limit.
+        guard significant.count <= 15 else { throw .payloadTooLarge(limit: activeLimits.maxBodySize) }
+        var size = 0
+        for byte in significant { size = size << 4 | Int(ASCII.hexValue(byte)!) }
+        // RFC 9112 §7.1.1: chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ).
+        var rest = line[digits.endIndex...]
+        while let byte = rest.first, byte == ASCII.space || byte == ASCII.tab { rest.removeFirst() }
+        if let first = rest.first {
+            guard first == UInt8(ascii: ";"), rest.allSatisfy(ASCII.isFieldValueCharacter) else {
+                throw .badRequest("invalid chunk size")
+            }
+        }
+        return size
+    }
+
+    private static func isHostCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
+            UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+            UInt8(ascii: "%"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+            true
+        default: false
+        }
+    }
+
+    // MARK: - Completion
+
+    private mutating func completeRequest() -> Action {
+        var request = HTTPRequest(method: method, target: "/", version: version, remoteAddress: remoteAddress)
+        request.target = target
+        request.rawPath = rawPath
+        request.path = path
+        request.query = query
+        request.headers = headers
+        request.trailers = trailers
+        request.body = body
+        request.keepAlive = keepAlive
+        resetForNextRequest()
+        return .requestComplete(request)
+    }
+
+    private mutating func fail(_ rejection: Rejection) -> Action {
+        state = .failed
+        buffer = []
+        start = 0
+        return .reject(rejection)
+    }
+
+    private mutating func resetForNextRequest() {
+        state = .head
+        headBytes = 0
+        requestLineSeen = false
+        method = ""
+        target = ""
+        headers = HTTPHeaders()
+        trailers = HTTPHeaders()
+        trailerBytes = 0
+        body = []
+        scanOffset = 0
+        if start > 0 {
+            buffer.removeSubrange(0..<start)
+            start = 0
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/// Splitting and percent-decoding of an origin-form request target (RFC 9112 §3.2.1, RFC 3986 §2.1).
+enum RequestTarget {
+    static func split(_ target: String) -> (rawPath: String, rawQuery: String?) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, nil) }
+        return (String(target[..<mark]), String(target[target.index(after: mark)...]))
+    }
+
+    /// Decodes `%XX` escapes; `nil` for an invalid escape, an encoded NUL or a result that is not UTF-8.
+    static func percentDecode(_ text: some StringProtocol, plusAsSpace: Bool) -> String? {
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count,
+                    let high = ASCII.hexValue(bytes[index + 1]),
+                    let low = ASCII.hexValue(bytes[index + 2])
+                else { return nil }
+                let decoded = high << 4 | low
+                // An encoded NUL would end C strings early and is never legitimate in a path or key.
+                guard decoded != 0 else { return nil }
+                output.append(decoded)
+                index += 3
+            } else {
+                output.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                index += 1
+            }
+        }
+        return String(validating: output, as: UTF8.self)
+    }
+
+    /// Decodes `a=1&b=2` into pairs; `nil` when any part has an invalid escape.
+    static func decodeQuery(_ query: String) -> [(name: String, value: String)]? {
+        var pairs: [(name: String, value: String)] = []
+        for part in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let name: Substring
+            let value: Substring
+            if let equals = part.firstIndex(of: "=") {
+                name = part[..<equals]
+                value = part[part.index(after: equals)...]
+            } else {
+                name = part
+                value = ""
+            }
+            guard let decodedName = percentDecode(name, plusAsSpace: true),
+                let decodedValue = percentDecode(value, plusAsSpace: true)
+            else { return nil }
+            pairs.append((name: decodedName, value: decodedValue))
+        }
+        return pairs
+    }
+}
