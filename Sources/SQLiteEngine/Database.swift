@@ -47,6 +47,15 @@ public final class Database {
         connection != nil
     }
 
+    /// Whether the main database is open read-only (a ``DatabasePool`` reader, or ``OpenOptions/readOnly``);
+    /// false when closed.
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/c3ref/db_readonly.html>
+    public var isReadOnly: Bool {
+        guard let handle = connection?.handle else { return false }
+        return sqlite3_db_readonly(handle, "main") == 1
+    }
+
     /// Opens the connection again after ``close()`` or a failed open; does nothing when it is already open.
     ///
     /// Every open runs the whole set-up again (configuration, then `prepareDatabase`). When set-up fails, the

@@ -67,6 +67,13 @@ public final class DatabasePool: Sendable {
         readerConfiguration.openOptions = options
         readerConfiguration.journalMode = nil
         readerConfiguration.synchronous = nil
+        // query_only is set before the caller's prepareDatabase, which may install an authorizer that refuses
+        // to let SQL change pragmas.
+        let userPrepare = readerConfiguration.prepareDatabase
+        readerConfiguration.prepareDatabase = { database in
+            try database.execute(sql: "PRAGMA query_only = 1")
+            try userPrepare?(database)
+        }
         self.readerConfiguration = readerConfiguration
         self.readerSlots = DispatchSemaphore(value: max(1, configuration.maximumReaderCount))
     }
@@ -215,7 +222,6 @@ public final class DatabasePool: Sendable {
         }
         do {
             let database = try Database(path: path, configuration: readerConfiguration)
-            try database.execute(sql: "PRAGMA query_only = 1")
             return ConfinedDatabase(database)
         } catch {
             state.withLock { state in

@@ -120,8 +120,8 @@ public final class SQLiteService: HTTPHandler {
 
     static func jsonResponse(status: Int = 200, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
         var response = HTTPResponse(status: HTTPStatus(code: status), body: .bytes(body))
-        response.headers.set("Content-Type", "application/json; charset=utf-8")
-        for (name, value) in headers { response.headers.add(name, value) }
+        response.headers.set(name: "Content-Type", value: "application/json; charset=utf-8")
+        for (name, value) in headers { response.headers.add(name: name, value: value) }
         return response
     }
 

@@ -16,13 +16,13 @@ struct ServerRunner {
     let settings: ServerSettings
 
     func runUntilStopped() throws {
-        var logger = Logger(label: "sqlited")
-        logger.logLevel = settings.logLevel
+        let level = settings.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = settings.logLevel
+            handler.logLevel = level
             return handler
         }
+        let logger = Logger(label: "sqlited")
 
         try Self.createParentDirectory(of: settings.databasePath)
         let limits = ServiceLimits()

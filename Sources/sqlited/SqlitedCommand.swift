@@ -34,11 +34,14 @@ struct SqlitedCommand: ParsableCommand {
     var readers: Int = 4
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .info
+    var logLevel: String = "info"
 
     func validate() throws {
         guard readers >= 1, readers <= 64 else {
             throw ValidationError("--readers must be between 1 and 64")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
         guard !database.isEmpty else {
             throw ValidationError("--database must name a file")
@@ -48,9 +51,7 @@ struct SqlitedCommand: ParsableCommand {
     func run() throws {
         let settings = ServerSettings(
             databasePath: database, host: host, port: port, unixSocketPath: unixSocket,
-            readerCount: readers, logLevel: logLevel, version: Self.version)
+            readerCount: readers, logLevel: Logger.Level(rawValue: logLevel) ?? .info, version: Self.version)
         try ServerRunner(settings: settings).runUntilStopped()
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -11,9 +11,9 @@ extension SQLiteService {
         }
         var context = RequestContext(
             options: request.options, limits: limits, allowsSavepoints: false, requiresReadOnly: false)
-        let output: [UInt8] = try onWriter { db throws(APIError) in
+        let output = try onWriter { db throws(APIError) -> BatchRun in
             var run = BatchRun(continueOnError: request.continueOnError)
-            do {
+            do throws(APIError) {
                 try db.withRequestDeadline(context.deadline) { () throws(APIError) in
                     let executor = StatementExecutor(db: db)
                     switch request.body {
@@ -43,7 +43,7 @@ extension SQLiteService {
         _ script: String, on db: Database, executor: StatementExecutor, run: inout BatchRun,
         context: inout RequestContext
     ) throws(APIError) {
-        var statements = db.statements(in: script)
+        let statements = db.statements(in: script)
         var sawStatement = false
         while true {
             let next: Statement?

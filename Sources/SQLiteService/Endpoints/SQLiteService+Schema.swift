@@ -15,14 +15,14 @@ extension SQLiteService {
             writer.beginObject()
             writer.key("objects")
             writer.beginArray()
-            for object in objects where !object.name.lowercased().hasPrefix("sqlite_") {
+            for object in objects where !object.isInternal {
                 writer.beginObject()
                 writer.key("type")
                 writer.writeString(object.type)
                 writer.key("name")
                 writer.writeString(object.name)
                 writer.key("tbl_name")
-                writer.writeString(object.tableName)
+                writer.writeString(object.tblName)
                 writer.key("sql")
                 if let sql = object.sql { writer.writeString(sql) } else { writer.writeNull() }
                 writer.endObject()

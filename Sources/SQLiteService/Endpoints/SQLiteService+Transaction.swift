@@ -19,7 +19,7 @@ extension SQLiteService {
             writer.key("results")
             writer.beginArray()
             var index: Int?
-            do {
+            do throws(APIError) {
                 try db.withRequestDeadline(context.deadline) { () throws(APIError) in
                     do {
                         try db.beginTransaction(request.mode.engineKind)

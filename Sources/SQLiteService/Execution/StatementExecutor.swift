@@ -101,7 +101,7 @@ struct StatementExecutor {
     }
 
     private func executeBatch(
-        _ statement: Statement, sets: [ParameterSet], context: inout RequestContext, into result: inout JSONWriter
+        _ statement: Statement, sets: [StatementRequest.ParameterSet], context: inout RequestContext, into result: inout JSONWriter
     ) throws(APIError) {
         var rows = RowEmitter(statement: statement, context: context)
         var changes = 0

@@ -54,7 +54,7 @@ enum SQLPolicy {
         case .attach:
             // VACUUM attaches its target internally, so this also refuses
             // VACUUM INTO (a client-chosen file) and VACUUM itself.
-            if let file = context.argument1, !file.isEmpty {
+            if let file = context.arg1, !file.isEmpty {
                 return "ATTACH and VACUUM INTO are not allowed"
             }
             return "ATTACH and VACUUM are not allowed"
@@ -63,17 +63,17 @@ enum SQLPolicy {
         case .createTempTable, .createTempIndex, .createTempTrigger, .createTempView:
             return "temporary tables, indexes, triggers and views are not allowed"
         case .createTable, .createIndex, .createTrigger, .createView, .createVTable:
-            if context.databaseName?.lowercased() == "temp" {
+            if context.arg3?.lowercased() == "temp" {
                 return "temporary tables, indexes, triggers and views are not allowed"
             }
             return nil
         case .function:
-            if context.argument2?.lowercased() == "load_extension" {
+            if context.arg2?.lowercased() == "load_extension" {
                 return "load_extension() is not allowed"
             }
             return nil
         case .pragma:
-            return pragmaDenial(name: context.argument1 ?? "", argument: context.argument2, role: role)
+            return pragmaDenial(name: context.arg1 ?? "", argument: context.arg2, role: role)
         default:
             return nil
         }
