@@ -21,6 +21,24 @@ extension Statement {
         }
     }
 
+    /// The index of the first result column called `name`, compared case-insensitively (as SQLite compares
+    /// identifiers), or `nil` when there is none. The lookup table is built once per execution.
+    public func columnIndex(named name: String) -> Int? {
+        if let index = columnIndexByName?[name] ?? columnIndexByName?[name.lowercased()] {
+            return index
+        }
+        if columnIndexByName == nil {
+            var table: [String: Int] = [:]
+            for (index, column) in columnNames.enumerated() {
+                let key = column.lowercased()
+                if table[key] == nil { table[key] = index }
+            }
+            columnIndexByName = table
+            return table[name.lowercased()]
+        }
+        return nil
+    }
+
     // The readers below work on the current row, after `step()` returned true. Like the C API they do not check
     // that a row is available: out of range or without a row they read NULL.
 

@@ -31,6 +31,10 @@ public final class Statement {
         sqlite3_bind_parameter_name(handle, Int32(index + 1)).map { String(cString: $0) }
     }
 
+    /// Lower-cased column name → index of its first column, built on first use by ``columnIndex(named:)`` and
+    /// dropped on reset (a schema change may re-prepare the statement with other columns).
+    var columnIndexByName: [String: Int]?
+
     /// Whether any parameter is named (`:x`, `@x`, `$x`); computed once, as binding checks it on every call.
     lazy var hasNamedParameter: Bool = parameterNames.contains { Self.isNamed($0) }
 
@@ -115,6 +119,7 @@ public final class Statement {
         if isExecuting {
             endExecution()
         }
+        columnIndexByName = nil
         sqlite3_reset(handle)
     }
 

@@ -1,0 +1,75 @@
+import SQLiteEngine
+
+/// This project's engine doing the same work through its public API.
+final class EnginePeer {
+    static var libraryVersion: String { sqliteLibraryVersion }
+    private let db: Database
+
+    init(path: String) throws {
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.synchronous = .full
+        db = try Database(path: path, configuration: configuration)
+    }
+
+    func fetchByIndex(sql: String) throws -> Int {
+        let cursor = try db.query(sql: sql)
+        let statement = cursor.statement
+        var sum = 0
+        while try cursor.step() {
+            for column in 0..<10 { sum &+= Int(statement.int64(at: column)) }
+        }
+        return sum
+    }
+
+    func fetchByName(sql: String, names: [String]) throws -> Int {
+        let cursor = try db.query(sql: sql)
+        let statement = cursor.statement
+        var sum = 0
+        while try cursor.step() {
+            for name in names {
+                if let index = statement.columnIndex(named: name) { sum &+= Int(statement.int64(at: index)) }
+            }
+        }
+        return sum
+    }
+
+    func insertPositional(rows: Int, sql: String) throws -> Int {
+        try db.execute(sql: "DELETE FROM ins")
+        try db.transaction(.immediate) { db in
+            let statement = try db.cachedStatement(sql: sql)
+            for row in 0..<rows {
+                for column in 0..<10 { try statement.bind(.integer(Int64(row &* 10 &+ column)), at: column + 1) }
+                while try statement.step() {}
+            }
+        }
+        return rows
+    }
+
+    func insertNamed(rows: Int, sql: String, names: [String]) throws -> Int {
+        try db.execute(sql: "DELETE FROM ins")
+        let keys = names.map { ":" + $0 }
+        try db.transaction(.immediate) { db in
+            let statement = try db.cachedStatement(sql: sql)
+            for row in 0..<rows {
+                var values: [String: DatabaseValue] = [:]
+                values.reserveCapacity(10)
+                for (column, key) in keys.enumerated() { values[key] = .integer(Int64(row &* 10 &+ column)) }
+                try statement.bind(.named(values))
+                while try statement.step() {}
+            }
+        }
+        return rows
+    }
+
+    func pointSelects(ids: [Int64]) throws -> Int {
+        var sum = 0
+        for id in ids {
+            let statement = try db.cachedStatement(sql: "SELECT * FROM t WHERE id = ?")
+            try statement.bind(.positional([.integer(id)]))
+            if try statement.step() { sum &+= Int(statement.int64(at: 1)) }
+            statement.reset()
+        }
+        return sum
+    }
+}
