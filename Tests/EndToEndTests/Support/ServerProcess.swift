@@ -88,7 +88,7 @@ final class ServerProcess {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
-        try process.run()
+        try Self.runWithDefaultSignalMask(process)
         output.startReading(stdoutPipe.fileHandleForReading, stream: .stdout)
         output.startReading(stderrPipe.fileHandleForReading, stream: .stderr)
 
@@ -114,6 +114,20 @@ final class ServerProcess {
             }
             output.waitForChange(timeoutSeconds: 0.05)
         }
+    }
+
+    /// Runs `process` with no signals blocked in the child.
+    ///
+    /// The child inherits the signal mask of the thread that spawns it, and test threads (Swift concurrency and
+    /// Dispatch workers) block most signals; a server started from one would never see the SIGTERM of ``stop()``.
+    /// So the mask is cleared around the spawn and restored afterwards.
+    private static func runWithDefaultSignalMask(_ process: Process) throws {
+        var empty = sigset_t()
+        var saved = sigset_t()
+        sigemptyset(&empty)
+        pthread_sigmask(SIG_SETMASK, &empty, &saved)
+        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+        try process.run()
     }
 
     /// Starts the `sqlited` executable built beside the test bundle.
