@@ -39,11 +39,15 @@ import Glibc
     /// A process that exits before announcing a listener is reported with its exit status and stderr.
     @Test func start_reportsEarlyExitWithStatusAndStderr() throws {
         do {
-            _ = try ServerProcess(executableURL: shell, arguments: ["-c", "echo 'sqlited: bad flag' >&2; exit 3"])
+            _ = try ServerProcess(
+                executableURL: shell,
+                arguments: ["-c", "echo 'usage' ; echo 'sqlited: bad flag' >&2; exit 3"]
+            )
             Issue.record("start succeeded")
-        } catch ServerProcess.ServerProcessError.exitedBeforeListening(let status, let stderr) {
+        } catch ServerProcess.ServerProcessError.exitedBeforeListening(let status, let stderr, let stdout) {
             #expect(status == .exited(3))
             #expect(stderr == ["sqlited: bad flag"])
+            #expect(stdout == ["usage"])
         }
     }
 

@@ -41,7 +41,7 @@ final class ServerProcess {
     /// Why starting or stopping failed; each case carries the process's stderr for the test log.
     enum ServerProcessError: Error, CustomStringConvertible {
         case executableNotFound(String)
-        case exitedBeforeListening(ExitStatus, stderr: [String])
+        case exitedBeforeListening(ExitStatus, stderr: [String], stdout: [String])
         case startupTimedOut(seconds: Double, stderr: [String])
         case didNotExit(seconds: Double)
 
@@ -49,8 +49,9 @@ final class ServerProcess {
             switch self {
             case .executableNotFound(let path):
                 "server executable not found at \(path) (build it first: swift build)"
-            case .exitedBeforeListening(let status, let stderr):
+            case .exitedBeforeListening(let status, let stderr, let stdout):
                 "server ended (\(status)) before announcing a listener; stderr:\n" + stderr.joined(separator: "\n")
+                    + "\nstdout:\n" + stdout.joined(separator: "\n")
             case .startupTimedOut(let seconds, let stderr):
                 "server announced no listener within \(seconds) s; stderr:\n" + stderr.joined(separator: "\n")
             case .didNotExit(let seconds):
@@ -64,7 +65,7 @@ final class ServerProcess {
 
     /// Starts `executableURL` with `arguments` and waits until it has announced `listenerCount` listeners.
     ///
-    /// - Throws: ``ServerProcessError/exitedBeforeListening(_:stderr:)`` when the process ends first,
+    /// - Throws: ``ServerProcessError/exitedBeforeListening(_:stderr:stdout:)`` when the process ends first,
     ///   ``ServerProcessError/startupTimedOut(seconds:stderr:)`` (after killing it) when the time runs out.
     init(
         executableURL: URL,
@@ -102,7 +103,11 @@ final class ServerProcess {
             if !process.isRunning {
                 let status = waitForExit()
                 output.waitForEndOfStreams(timeoutSeconds: 5)
-                throw ServerProcessError.exitedBeforeListening(status, stderr: output.lines(of: .stderr))
+                throw ServerProcessError.exitedBeforeListening(
+                    status,
+                    stderr: output.lines(of: .stderr),
+                    stdout: output.lines(of: .stdout)
+                )
             }
             if Date() >= deadline {
                 sendSignal(process.processIdentifier, SIGKILL)
