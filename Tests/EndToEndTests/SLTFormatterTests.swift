@@ -49,8 +49,10 @@ import Testing
         #expect(SLTFormatter.sort(values, columnCount: 2, mode: .rowsort) == ["a", "1", "a", "10", "b", "2"])
         #expect(SLTFormatter.sort(values, columnCount: 2, mode: .valuesort) == ["1", "10", "2", "a", "a", "b"])
         // strcmp order: uppercase before lowercase, '(' before digits.
-        #expect(SLTFormatter.sort(["a", "B", "(empty)", "0"], columnCount: 1, mode: .valuesort)
-            == ["(empty)", "0", "B", "a"])
+        #expect(
+            SLTFormatter.sort(["a", "B", "(empty)", "0"], columnCount: 1, mode: .valuesort)
+                == ["(empty)", "0", "B", "a"]
+        )
     }
 
     /// The hash is MD5 over each value followed by a newline.

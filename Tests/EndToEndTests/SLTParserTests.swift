@@ -38,16 +38,39 @@ import Testing
         let records = try SLTParser.parse(script, fileName: "inline.test")
         try #require(records.count == 7)
         #expect(records[0] == SLTRecord(line: 1, conditions: [], command: .hashThreshold(8)))
-        #expect(records[1] == SLTRecord(line: 3, conditions: [], command: .statement(expectsError: false,
-            sql: "CREATE TABLE t1(a INTEGER, b TEXT)")))
-        #expect(records[2].command == .statement(expectsError: true,
-            sql: "INSERT INTO nowhere VALUES(1);\nINSERT INTO t1 VALUES(2, 'x')"))
+        #expect(
+            records[1]
+                == SLTRecord(
+                    line: 3,
+                    conditions: [],
+                    command: .statement(
+                        expectsError: false,
+                        sql: "CREATE TABLE t1(a INTEGER, b TEXT)"
+                    )
+                )
+        )
+        #expect(
+            records[2].command
+                == .statement(
+                    expectsError: true,
+                    sql: "INSERT INTO nowhere VALUES(1);\nINSERT INTO t1 VALUES(2, 'x')"
+                )
+        )
         #expect(records[2].line == 7)
         #expect(records[3].line == 13)
         #expect(records[3].conditions == [.skipIf(engine: "mysql"), .onlyIf(engine: "sqlite")])
-        #expect(records[3].command == .query(SLTQuery(
-            columnTypes: [.integer, .text], sortMode: .rowsort, label: "label-7",
-            sql: "SELECT a, b\n  FROM t1", expectedLines: ["2", "x"])))
+        #expect(
+            records[3].command
+                == .query(
+                    SLTQuery(
+                        columnTypes: [.integer, .text],
+                        sortMode: .rowsort,
+                        label: "label-7",
+                        sql: "SELECT a, b\n  FROM t1",
+                        expectedLines: ["2", "x"]
+                    )
+                )
+        )
         guard case .query(let hashed) = records[4].command else {
             Issue.record("record 4 is not a query")
             return

@@ -6,9 +6,9 @@ import Testing
 ///
 /// GATED: until `sqlited` serves `POST /batch` and `POST /query` (and accepts `--database PATH --host 127.0.0.1
 /// --port 0`, printing `sqlited: listening on http://HOST:PORT` to stderr), this suite cannot pass, so it only runs
-/// when ``SQLitedConformanceGate/isEnabled`` is true: set the environment variable `SQLITED_CONFORMANCE=1`, or flip
-/// ``SQLitedConformanceGate/enabledByDefault`` to `true` once the server is complete. It is also disabled, with a message, when the
-/// corpus folder is absent.
+/// when ``SQLitedConformanceGate/isEnabled`` is true: set the environment variable `SQLITED_CONFORMANCE=1`, or
+/// flip ``SQLitedConformanceGate/enabledByDefault`` to `true` once the server is complete. It is also disabled, with
+/// a message, when the corpus folder is absent.
 @Suite(
     .enabled(if: TestPaths.hasSQLLogicTestCorpus, "the sqllogictest corpus (../shared/conformance) is absent"),
     .enabled(

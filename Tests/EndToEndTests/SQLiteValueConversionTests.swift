@@ -109,7 +109,9 @@ import Testing
             try #require(parts.count == 2)
             // From 1e16 up the corpus expects rounded digits where SQLite 3.40 truncates (see fixedThreeDecimals).
             if value.magnitude < 1e16 && SQLiteValueConversion.fixedThreeDecimals(value) != parts[0] {
-                mismatches.append("\(value): sqlite3 %.3f \(parts[0]), ours \(SQLiteValueConversion.fixedThreeDecimals(value))")
+                mismatches.append(
+                    "\(value): sqlite3 %.3f \(parts[0]), ours \(SQLiteValueConversion.fixedThreeDecimals(value))"
+                )
             }
             if SQLiteValueConversion.realAsText(value) != parts[1] {
                 mismatches.append("\(value): sqlite3 text \(parts[1]), ours \(SQLiteValueConversion.realAsText(value))")

@@ -12,7 +12,9 @@ import Glibc
     @Test func start_parsesListeningLineAndStopReportsSignal() throws {
         let server = try ServerProcess(
             executableURL: shell,
-            arguments: ["-c", "echo 'starting' >&2; echo 'sqlited: listening on http://127.0.0.1:41234' >&2; exec sleep 60"]
+            arguments: [
+                "-c", "echo 'starting' >&2; echo 'sqlited: listening on http://127.0.0.1:41234' >&2; exec sleep 60",
+            ]
         )
         #expect(server.listeningURLs == ["http://127.0.0.1:41234"])
         #expect(server.baseURL == "http://127.0.0.1:41234")
@@ -65,7 +67,9 @@ import Glibc
         } catch ServerProcess.ServerProcessError.startupTimedOut(_, let stderr) {
             #expect(stderr == ["not a listening line"])
         }
-        let pid = try #require(Int32(String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            Int32(String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines))
+        )
         // kill(pid, 0) fails with ESRCH once the process is gone (it was reaped by the timeout path).
         #expect(kill(pid, 0) == -1)
     }

@@ -131,9 +131,12 @@ enum SQLiteValueConversion {
     // MARK: printf
 
     /// SQLite's `etFLOAT` / `etGENERIC` conversion (`src/printf.c`, 3.40) for one value.
-    private static func formatReal(_ value: Double, precision requested: Int, generic: Bool, alternateForm2: Bool)
-        -> String
-    {
+    private static func formatReal(
+        _ value: Double,
+        precision requested: Int,
+        generic: Bool,
+        alternateForm2: Bool
+    ) -> String {
         if value.isNaN { return "NaN" }
         var realValue = LongDouble(value)
         var prefix = ""

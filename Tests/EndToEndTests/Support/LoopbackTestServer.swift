@@ -120,8 +120,13 @@ final class LoopbackTestServer: @unchecked Sendable {
         var buffer: [UInt8] = []
         var requestIndex = 0
         while true {
-            guard let request = readRequest(connection, buffer: &buffer, connectionIndex: connectionIndex,
-                indexOnConnection: requestIndex)
+            guard
+                let request = readRequest(
+                    connection,
+                    buffer: &buffer,
+                    connectionIndex: connectionIndex,
+                    indexOnConnection: requestIndex
+                )
             else { return }
             requestIndex += 1
             state.withLock { $0.requests.append(request) }

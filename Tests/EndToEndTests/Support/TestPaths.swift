@@ -11,7 +11,8 @@ enum TestPaths {
         .deletingLastPathComponent()
 
     /// `../shared/conformance` relative to the package root (never copied into the repository).
-    static let conformanceDirectory: URL = packageRoot
+    static let conformanceDirectory: URL =
+        packageRoot
         .deletingLastPathComponent()
         .appendingPathComponent("shared")
         .appendingPathComponent("conformance")

@@ -130,7 +130,9 @@ final class TestSocket {
         var offset = 0
         while offset < data.count {
             let sent = data.withUnsafeBytes { buffer in
-                retryingEINTR { send(descriptor, buffer.baseAddress! + offset, data.count - offset, Int32(MSG_NOSIGNAL)) }
+                retryingEINTR {
+                    send(descriptor, buffer.baseAddress! + offset, data.count - offset, Int32(MSG_NOSIGNAL))
+                }
             }
             if sent < 0 {
                 let code = errno
