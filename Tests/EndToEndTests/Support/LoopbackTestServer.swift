@@ -12,9 +12,8 @@ import Darwin
 /// Each accepted connection gets a thread that reads requests (head plus a `Content-Length` body) and answers
 /// with whatever the handler returns: bytes to send, optionally closing afterwards; silence; or an immediate close.
 ///
-/// `@unchecked Sendable`: the listener socket is only used by the accept thread and by `stop()` (which only shuts it
-/// down to wake that thread); every other mutable value is inside `state`, guarded by its `Mutex`.
-final class LoopbackTestServer: @unchecked Sendable {
+/// Releasing the server stops it (its threads hold only the inner `LoopbackTestServerCore`, never the server itself).
+final class LoopbackTestServer {
     /// A request as the server read it.
     struct ReceivedRequest: Sendable {
         var method: String
@@ -41,6 +40,52 @@ final class LoopbackTestServer: @unchecked Sendable {
         case close
     }
 
+    private let core: LoopbackTestServerCore
+
+    /// The port the server listens on (127.0.0.1).
+    var port: UInt16 { core.port }
+
+    init(handler: @escaping @Sendable (ReceivedRequest) -> Reply) throws {
+        core = try LoopbackTestServerCore(handler: handler)
+    }
+
+    deinit {
+        core.stop()
+    }
+
+    /// How many connections were accepted so far.
+    var connectionsAccepted: Int { core.connectionsAccepted }
+
+    /// Every request read so far, in arrival order.
+    var requests: [ReceivedRequest] { core.requests }
+
+    /// Stops accepting and shuts down every open connection.
+    func stop() {
+        core.stop()
+    }
+
+    /// A complete response with a `Content-Length` body.
+    static func response(
+        status: Int = 200,
+        reason: String = "OK",
+        headers: [(String, String)] = [],
+        body: String
+    ) -> [UInt8] {
+        var head = "HTTP/1.1 \(status) \(reason)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(body.utf8.count)\r\n\r\n"
+        return Array((head + body).utf8)
+    }
+}
+
+/// The listening socket and connection threads of a ``LoopbackTestServer``.
+///
+/// `@unchecked Sendable`: the listener socket is only used by the accept thread and by `stop()` (which only shuts it
+/// down to wake that thread); every other mutable value is inside `state`, guarded by its `Mutex`.
+private final class LoopbackTestServerCore: @unchecked Sendable {
+    typealias ReceivedRequest = LoopbackTestServer.ReceivedRequest
+    typealias Reply = LoopbackTestServer.Reply
+
     let port: UInt16
     private let listener: TestSocket
     private let handler: @Sendable (ReceivedRequest) -> Reply
@@ -60,23 +105,6 @@ final class LoopbackTestServer: @unchecked Sendable {
         self.handler = handler
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
-    }
-
-    deinit {
-        stop()
-    }
-
-    /// A complete response with a `Content-Length` body.
-    static func response(
-        status: Int = 200,
-        reason: String = "OK",
-        headers: [(String, String)] = [],
-        body: String
-    ) -> [UInt8] {
-        var head = "HTTP/1.1 \(status) \(reason)\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        head += "Content-Length: \(body.utf8.count)\r\n\r\n"
-        return Array((head + body).utf8)
     }
 
     /// How many connections were accepted so far.
