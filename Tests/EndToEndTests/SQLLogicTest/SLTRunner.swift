@@ -244,7 +244,7 @@ final class SLTRunner {
         switch response.status {
         case 200..<300:
             return .success
-        case 403 where errorCode(response) == "SQLITE_AUTH":
+        case 403 where response.errorCode == "SQLITE_AUTH":
             return .refusedByPolicy
         case 400..<500:
             return .clientError(summary)
@@ -253,12 +253,8 @@ final class SLTRunner {
         }
     }
 
-    private static func errorCode(_ response: HTTPTestResponse) -> String? {
-        (try? response.json())?["error"]?["code"]?.stringValue
-    }
-
     private static func isSQLiteError(_ response: HTTPTestResponse) -> Bool {
-        errorCode(response)?.hasPrefix("SQLITE_") == true
+        response.errorCode?.hasPrefix("SQLITE_") == true
     }
 
     private static func errorSummary(_ response: HTTPTestResponse) -> String {

@@ -30,6 +30,11 @@ struct HTTPTestResponse: Sendable {
         try JSONValue(parsing: body)
     }
 
+    /// The `error.code` of an API error body (`SQLITE_AUTH`, `BAD_REQUEST`, …), or nil.
+    var errorCode: String? {
+        (try? json())?["error"]?["code"]?.stringValue
+    }
+
     /// True when the server asked to close the connection after this response (RFC 9112 §9.6).
     var closesConnection: Bool {
         let tokens = headerValues("Connection").flatMap { $0.split(separator: ",") }
