@@ -161,7 +161,7 @@ struct SLTRunnerTests {
         let directory = try TemporaryDirectory()
         let server = try SQLiteStandInServer.start(directory: directory.url)
         defer { server.kill() }
-        let runner = SLTRunner(client: try server.makeClient())
+        let runner = try SLTRunner(baseURL: server.baseURL)
         let report = try runner.run(fileAt: file, displayName: TestPaths.relativeName(of: file))
         #expect(report.failed == 0, "\(TestPaths.relativeName(of: file)): \(report)")
         #expect(report.passed > 0)
