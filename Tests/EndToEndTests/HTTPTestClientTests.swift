@@ -155,6 +155,23 @@ import Testing
         #expect(!client.isConnected)
     }
 
+    /// readUntilClosed returns the bytes left after the last response once the server closes (and times out if
+    /// it never does), so tests can assert that a connection was closed.
+    @Test func readUntilClosed_returnsTrailingBytesAtClose() throws {
+        let raw = Array((String(decoding: LoopbackTestServer.response(body: "x"), as: UTF8.self) + "junk").utf8)
+        let server = try LoopbackTestServer { _ in .send(raw, close: true) }
+        let client = HTTPTestClient(host: "127.0.0.1", port: server.port)
+        try client.sendRaw("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try client.readResponse().bodyText == "x")
+        #expect(try client.readUntilClosed() == Array("junk".utf8))
+        #expect(!client.isConnected)
+
+        let silent = try LoopbackTestServer { _ in .silence }
+        let waiting = HTTPTestClient(host: "127.0.0.1", port: silent.port, timeoutSeconds: 0.3)
+        try waiting.sendRaw("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(throws: TestSocket.SocketError.self) { try waiting.readUntilClosed() }
+    }
+
     /// A malformed status line is an error, not a guess.
     @Test func readResponse_rejectsMalformedStatusLine() throws {
         let server = try LoopbackTestServer { _ in .send(Array("HTTP/1.1 2OO OK\r\n\r\n".utf8), close: true) }
