@@ -92,8 +92,8 @@ import Glibc
     @Test func stop_reportsExitStatusAndFinalOutput() throws {
         let script = """
             trap 'echo "sqlited: shutting down" >&2; exit 0' TERM
-            echo 'sqlited: listening on http://127.0.0.1:1' >&2
             echo 'ready'
+            echo 'sqlited: listening on http://127.0.0.1:1' >&2
             while :; do sleep 0.05; done
             """
         let server = try ServerProcess(executableURL: shell, arguments: ["-c", script])
