@@ -40,7 +40,8 @@ struct ServerRunner {
 
         for address in server.boundAddresses {
             // Tests and scripts read the real port from this line.
-            FileHandle.standardError.write(Data("sqlited: listening on \(address)\n".utf8))
+            let url = address.port == nil ? "\(address)" : "http://\(address)"
+            FileHandle.standardError.write(Data("sqlited: listening on \(url)\n".utf8))
         }
         logger.info(
             "sqlited started",
