@@ -56,6 +56,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Benchmark only: the HTTP server answering a fixed response (scripts/bench-http.sh).
+        .executableTarget(
+            name: "sqlited-http-bench",
+            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "SQLiteEngineTests",
             dependencies: ["SQLiteEngine", "CSQLite"],
