@@ -164,7 +164,7 @@ extension Connection {
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
             outputOffset = 0
-            if !writeSuspended {
+            if !writeSuspended, let writeSource {
                 writeSource.suspend()
                 writeSuspended = true
             }
@@ -173,9 +173,20 @@ extension Connection {
                 output.removeSubrange(0..<outputOffset)
                 outputOffset = 0
             }
-            if writeSuspended {
-                writeSource.resume()
+            if let writeSource {
+                if writeSuspended {
+                    writeSource.resume()
+                    writeSuspended = false
+                }
+            } else {
+                let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+                source.setEventHandler { [self] in handleWritable() }
+                source.setCancelHandler { [self] in sourceCancelled() }
+                writeSource = source
                 writeSuspended = false
+                source.activate()
+                // See `writeSource`: a read event lost while registering is recovered by reading once more.
+                queue.async { [self] in pollReadable() }
             }
         }
         if pendingOutput <= limits.maxPendingOutput, let waiter = drainWaiter {
