@@ -71,8 +71,8 @@ extension Connection {
         // HTTP/1.0 has no chunked coding (RFC 9112 §7.1): the body then ends when the connection closes.
         let chunked = version == .http1_1
         let framing: ResponseHead.Framing = hasContent ? (chunked ? .chunked : .closeDelimited) : .none
-        let started: (go: Bool, keepAlive: Bool) = queue.sync {
-            guard !closed else { return (false, false) }
+        let started: (go: Bool, keepAlive: Bool, token: Int) = queue.sync {
+            guard !closed else { return (false, false, 0) }
             let keepAlive = keepAlive && !shuttingDown && framing != .closeDelimited
             enqueue(
                 ResponseHead.serialize(
@@ -80,23 +80,28 @@ extension Connection {
                     version: version, serverHeader: server.configuration.serverHeader))
             if !hasContent || method == "HEAD" {
                 finishResponse(keepAlive: keepAlive)
-                return (false, keepAlive)
+                return (false, keepAlive, 0)
             }
-            return (true, keepAlive)
+            streamCount += 1
+            activeStream = streamCount
+            return (true, keepAlive, streamCount)
         }
         guard started.go else { return }
         let writer = HTTPBodyWriter { [self] bytes in
-            try writeStreamPiece(chunked ? ResponseHead.chunk(bytes) : bytes)
+            try writeStreamPiece(chunked ? ResponseHead.chunk(bytes) : bytes, stream: started.token)
         }
         do {
             try produce(writer)
             queue.sync {
+                // A writer kept by the producer past its return must not write into the next response.
+                activeStream = 0
                 guard !closed else { return }
                 if chunked { enqueue(ResponseHead.lastChunk) }
                 finishResponse(keepAlive: started.keepAlive)
             }
         } catch {
             queue.sync {
+                activeStream = 0
                 guard !closed else { return }
                 logger.warning("streamed response failed, closing", metadata: ["error": "\(error)"])
                 // The body cannot be completed correctly: a chunked body stays without its last chunk (the client
@@ -110,10 +115,10 @@ extension Connection {
     }
 
     /// Queues one piece of a streamed body, blocking the calling (handler) thread while the output is over its bound.
-    private func writeStreamPiece(_ bytes: [UInt8]) throws {
+    private func writeStreamPiece(_ bytes: [UInt8], stream: Int) throws {
         while true {
             let waiter: DispatchSemaphore? = try queue.sync {
-                guard !closed && !lingering else { throw HTTPServerError.connectionClosed }
+                guard !closed && !lingering && activeStream == stream else { throw HTTPServerError.connectionClosed }
                 if pendingOutput <= limits.maxPendingOutput {
                     enqueue(bytes)
                     updateTimer()

@@ -60,6 +60,9 @@ final class Connection: @unchecked Sendable {
     var drainWaiter: DispatchSemaphore?
 
     var inFlight = false
+    /// The streamed response whose writer may write now (0: none); numbered by `streamCount`.
+    var activeStream = 0
+    var streamCount = 0
     var closed = false
     /// Close once the output is flushed (after an error, `Connection: close`, or during shutdown).
     var closing = false

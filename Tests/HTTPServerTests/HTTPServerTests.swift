@@ -270,6 +270,48 @@ import Testing
         await server.shutdown(gracePeriod: .seconds(1))
     }
 
+    /// An HTTP/1.0 client asking for keep-alive gets it, announced with `Connection: keep-alive`; without asking,
+    /// its connection is closed after the response.
+    @Test func http10_keepAliveOnlyWhenAsked() async throws {
+        let server = try makeServer()
+        let address = try #require(server.boundAddresses.first)
+        let client = try TestClient(address)
+        for _ in 0..<2 {
+            try client.send("POST /old HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nhi")
+            let response = try client.readResponse()
+            #expect(response.text == "hi")
+            #expect(response.headers["Connection"] == "keep-alive")
+        }
+        let plain = try TestClient(address)
+        try plain.send("GET /old HTTP/1.0\r\n\r\n")
+        #expect(try plain.readResponse().headers["Connection"] == "close")
+        #expect(try plain.readToEnd().isEmpty)
+        await server.shutdown(gracePeriod: .seconds(1))
+    }
+
+    /// A body writer kept past the end of its response cannot write into the next response.
+    @Test func streamWriter_isInvalidAfterItsResponse() async throws {
+        let kept = Mutex<HTTPBodyWriter?>(nil)
+        let handler = ClosureHTTPHandler { request in
+            if request.path == "/keep" {
+                return HTTPResponse(status: .ok, body: .stream { writer in
+                    try writer.write("first")
+                    kept.withLock { $0 = writer }
+                })
+            }
+            return HTTPResponse(status: .ok, body: .bytes(Array("second".utf8)))
+        }
+        let server = try makeServer(handler: handler)
+        let client = try TestClient(try #require(server.boundAddresses.first))
+        try client.send(request("GET", "/keep"))
+        #expect(try client.readResponse().text == "first")
+        let writer = try #require(kept.withLock { $0 })
+        #expect(throws: HTTPServerError.self) { try writer.write("intruder") }
+        try client.send(request("GET", "/other"))
+        #expect(try client.readResponse().text == "second")
+        await server.shutdown(gracePeriod: .seconds(1))
+    }
+
     /// HEAD gets the headers (with the length) but no body; 204 gets neither body nor length.
     @Test func headAndNoContent_carryNoBody() async throws {
         let handler = ClosureHTTPHandler { request in
