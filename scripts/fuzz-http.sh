@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Fuzzes the HTTP request parser with libFuzzer for SECONDS (default 60).
+# Crashes (and split-dependent outcomes, which trap) are copied into Tests/HTTPServerTests/Regressions/, where
+# RegressionInputTests replays them on every test run.
+set -euo pipefail
+
+seconds="${1:-60}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+fuzz="$root/Fuzz/HTTPParserFuzz"
+artifacts="$fuzz/.artifacts"
+work_corpus="$fuzz/.corpus"
+mkdir -p "$artifacts" "$work_corpus"
+
+cd "$fuzz"
+swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+binary="$(swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --show-bin-path)/HTTPParserFuzz"
+
+status=0
+"$binary" "$work_corpus" "$fuzz/corpus" \
+    -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$artifacts/" || status=$?
+
+found=0
+for artifact in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
+    [ -e "$artifact" ] || continue
+    # Prefixed: the repository ignores crash-*/oom-*/timeout-* files, but these must be committed.
+    name="fuzz-$(basename "$artifact")"
+    cp "$artifact" "$root/Tests/HTTPServerTests/Regressions/$name"
+    echo "regression input saved: Tests/HTTPServerTests/Regressions/$name (commit it)"
+    found=1
+done
+if [ "$found" = 1 ] || [ "$status" != 0 ]; then
+    echo "fuzzing found a problem (exit status $status)" >&2
+    exit 1
+fi
+echo "no problem found in ${seconds}s"
