@@ -509,7 +509,11 @@ struct RequestParser {
         trailerBytes = 0
         body = []
         scanOffset = 0
-        if start > 0 {
+        if buffer.capacity > 256 * 1024 {
+            // Do not keep a large body's capacity for the rest of a keep-alive connection.
+            buffer = Array(buffer[start...])
+            start = 0
+        } else if start > 0 {
             buffer.removeSubrange(0..<start)
             start = 0
         }
