@@ -12,7 +12,13 @@ work_corpus="$fuzz/.corpus"
 mkdir -p "$artifacts" "$work_corpus"
 
 cd "$fuzz"
-swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
+# ld.gold warns about every ASan helper symbol; that noise is filtered out of the log shown.
+build_log="$artifacts/build.log"
+if ! swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >"$build_log" 2>&1; then
+    grep -v "Cannot export local symbol" "$build_log" >&2 || true
+    echo "fuzz target build failed" >&2
+    exit 1
+fi
 binary="$(swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --show-bin-path)/HTTPParserFuzz"
 
 status=0
@@ -21,7 +27,7 @@ status=0
     -artifact_prefix="$artifacts/" || status=$?
 
 found=0
-for artifact in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
+for artifact in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/slow-unit-*; do
     [ -e "$artifact" ] || continue
     # Prefixed: the repository ignores crash-*/oom-*/timeout-* files, but these must be committed.
     name="fuzz-$(basename "$artifact")"
