@@ -27,11 +27,11 @@ status=0
     -artifact_prefix="$artifacts/" || status=$?
 
 found=0
-for artifact in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-* "$artifacts"/slow-unit-*; do
+for artifact in "$artifacts"/crash-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
     [ -e "$artifact" ] || continue
     # Prefixed: the repository ignores crash-*/oom-*/timeout-* files, but these must be committed.
     name="fuzz-$(basename "$artifact")"
-    cp "$artifact" "$root/Tests/HTTPServerTests/Regressions/$name"
+    mv "$artifact" "$root/Tests/HTTPServerTests/Regressions/$name"
     echo "regression input saved: Tests/HTTPServerTests/Regressions/$name (commit it)"
     found=1
 done
