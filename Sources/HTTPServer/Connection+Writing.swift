@@ -15,24 +15,42 @@ extension Connection {
             switch response.body {
             case .bytes(let bytes):
                 queue.async { [self] in
-                    respond(response, body: bytes, method: request.method, version: request.version, keepAlive: keepAlive)
+                    respond(
+                        response,
+                        body: bytes,
+                        method: request.method,
+                        version: request.version,
+                        keepAlive: keepAlive
+                    )
                 }
             case .stream(let produce):
                 // The producer runs here, on the handler thread, and blocks in the writer when the client is slow.
-                stream(response, produce: produce, method: request.method, version: request.version, keepAlive: keepAlive)
+                stream(
+                    response,
+                    produce: produce,
+                    method: request.method,
+                    version: request.version,
+                    keepAlive: keepAlive
+                )
             }
         }
     }
 
-    private func respond(_ response: HTTPResponse, body: [UInt8], method: String, version: HTTPVersion, keepAlive: Bool) {
+    private func respond(_ response: HTTPResponse, body: [UInt8], method: String, version: HTTPVersion, keepAlive: Bool)
+    {
         guard !closed else { return }
         let keepAlive = keepAlive && !shuttingDown
         let hasContent = !response.status.forbidsContent
         enqueue(
             ResponseHead.serialize(
-                status: response.status, headers: response.headers,
+                status: response.status,
+                headers: response.headers,
                 framing: hasContent ? .contentLength(body.count) : .none,
-                keepAlive: keepAlive, version: version, serverHeader: server.configuration.serverHeader))
+                keepAlive: keepAlive,
+                version: version,
+                serverHeader: server.configuration.serverHeader
+            )
+        )
         if hasContent && method != "HEAD" {
             enqueue(body)
         }
@@ -46,8 +64,14 @@ extension Connection {
         guard case .bytes(let body) = response.body else { return }
         enqueue(
             ResponseHead.serialize(
-                status: status, headers: response.headers, framing: .contentLength(body.count), keepAlive: false,
-                version: .http1_1, serverHeader: server.configuration.serverHeader))
+                status: status,
+                headers: response.headers,
+                framing: .contentLength(body.count),
+                keepAlive: false,
+                version: .http1_1,
+                serverHeader: server.configuration.serverHeader
+            )
+        )
         enqueue(body)
         closeWhenFlushed()
     }
@@ -64,8 +88,11 @@ extension Connection {
     // MARK: - Streamed bodies (called on a handler thread)
 
     private func stream(
-        _ response: HTTPResponse, produce: @Sendable (HTTPBodyWriter) throws -> Void, method: String,
-        version: HTTPVersion, keepAlive: Bool
+        _ response: HTTPResponse,
+        produce: @Sendable (HTTPBodyWriter) throws -> Void,
+        method: String,
+        version: HTTPVersion,
+        keepAlive: Bool
     ) {
         let hasContent = !response.status.forbidsContent
         // HTTP/1.0 has no chunked coding (RFC 9112 §7.1): the body then ends when the connection closes.
@@ -76,8 +103,14 @@ extension Connection {
             let keepAlive = keepAlive && !shuttingDown && framing != .closeDelimited
             enqueue(
                 ResponseHead.serialize(
-                    status: response.status, headers: response.headers, framing: framing, keepAlive: keepAlive,
-                    version: version, serverHeader: server.configuration.serverHeader))
+                    status: response.status,
+                    headers: response.headers,
+                    framing: framing,
+                    keepAlive: keepAlive,
+                    version: version,
+                    serverHeader: server.configuration.serverHeader
+                )
+            )
             if !hasContent || method == "HEAD" {
                 finishResponse(keepAlive: keepAlive)
                 return (false, keepAlive, 0)

@@ -27,7 +27,8 @@ final class Connection: @unchecked Sendable {
         var readSuspended: Bool
 
         var description: String {
-            "pending=\(pendingOutput) buffered=\(bufferedInput) inFlight=\(inFlight) phase=\(phase) readSuspended=\(readSuspended)"
+            "pending=\(pendingOutput) buffered=\(bufferedInput) inFlight=\(inFlight) phase=\(phase) "
+                + "readSuspended=\(readSuspended)"
         }
     }
 
@@ -129,9 +130,13 @@ final class Connection: @unchecked Sendable {
     func statistics() -> Statistics {
         queue.sync {
             Statistics(
-                pendingOutput: pendingOutput, maxObservedPendingOutput: maxObservedPendingOutput,
-                bufferedInput: parser.bufferedByteCount, inFlight: inFlight, phase: parser.phase,
-                readSuspended: readSuspended)
+                pendingOutput: pendingOutput,
+                maxObservedPendingOutput: maxObservedPendingOutput,
+                bufferedInput: parser.bufferedByteCount,
+                inFlight: inFlight,
+                phase: parser.phase,
+                readSuspended: readSuspended
+            )
         }
     }
 
@@ -198,7 +203,8 @@ final class Connection: @unchecked Sendable {
             case .reject(let rejection):
                 logger.debug(
                     "rejected request",
-                    metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.message)"])
+                    metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.message)"]
+                )
                 respondWithError(status: rejection.status, code: rejection.code, message: rejection.message)
             }
         }
@@ -218,7 +224,8 @@ final class Connection: @unchecked Sendable {
         } else if lingering {
             wanted = true
         } else {
-            wanted = !closing && pendingOutput <= limits.maxPendingOutput
+            wanted =
+                !closing && pendingOutput <= limits.maxPendingOutput
                 && (!inFlight || parser.bufferedByteCount < Self.maxReadAhead)
         }
         if wanted && readSuspended {

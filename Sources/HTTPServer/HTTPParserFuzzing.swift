@@ -38,7 +38,10 @@ public enum HTTPParserFuzzing {
         let results = outcomes(bytes)
         let defaults = results.filter { $0.hasPrefix("default: ") }
         let tights = results.filter { $0.hasPrefix("tight: ") }
-        precondition(Set(defaults).count == 1 && Set(tights).count == 1, "parser outcome depends on the split: \(results)")
+        precondition(
+            Set(defaults).count == 1 && Set(tights).count == 1,
+            "parser outcome depends on the split: \(results)"
+        )
     }
 
     private static func run(_ chunks: [ArraySlice<UInt8>], limits: HTTPLimits) -> String {
@@ -54,8 +57,10 @@ public enum HTTPParserFuzzing {
                     events.append("100")
                 case .requestComplete(let request):
                     events.append(
-                        "request(\(request.method) \(request.target) \(request.version) headers=\(request.headers.count) "
-                            + "body=\(request.body.count) keepAlive=\(request.keepAlive))")
+                        "request(\(request.method) \(request.target) \(request.version) "
+                            + "headers=\(request.headers.count) body=\(request.body.count) "
+                            + "keepAlive=\(request.keepAlive))"
+                    )
                 case .reject(let rejection):
                     events.append("reject(\(rejection.status.code) \(rejection.code))")
                     return events.joined(separator: " ")

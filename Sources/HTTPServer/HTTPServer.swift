@@ -81,9 +81,14 @@ public final class HTTPServer: Sendable {
                 if case .unix(let path) = address { unlinkPath = path }
                 listeners.append(
                     Listener(
-                        fd: fd, address: bound, unlinkPath: unlinkPath, queue: acceptQueue,
+                        fd: fd,
+                        address: bound,
+                        unlinkPath: unlinkPath,
+                        queue: acceptQueue,
                         onAcceptable: { [self] listener in acceptConnections(from: listener) },
-                        onClosed: { [self] in listenerDidClose() }))
+                        onClosed: { [self] in listenerDidClose() }
+                    )
+                )
             }
         } catch {
             state.withLock {
@@ -147,14 +152,22 @@ public final class HTTPServer: Sendable {
     private func refuse(fd: Int32) {
         logger.warning("connection refused: connection limit reached or shutting down")
         let response = HTTPResponse.jsonError(
-            status: .serviceUnavailable, code: "UNAVAILABLE", message: "server busy or shutting down, retry later")
+            status: .serviceUnavailable,
+            code: "UNAVAILABLE",
+            message: "server busy or shutting down, retry later"
+        )
         guard case .bytes(let body) = response.body else { return }
         var headers = response.headers
         headers.add(name: "Retry-After", value: "1")
         let bytes =
             ResponseHead.serialize(
-                status: response.status, headers: headers, framing: .contentLength(body.count), keepAlive: false,
-                version: .http1_1, serverHeader: configuration.serverHeader) + body
+                status: response.status,
+                headers: headers,
+                framing: .contentLength(body.count),
+                keepAlive: false,
+                version: .http1_1,
+                serverHeader: configuration.serverHeader
+            ) + body
         // One non-blocking attempt: a fresh socket's send buffer always takes a response this small.
         _ = bytes.withUnsafeBytes { try? Socket.send(fd, $0) }
         Socket.shutdownWrite(fd)

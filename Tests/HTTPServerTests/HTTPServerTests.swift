@@ -50,7 +50,8 @@ import Testing
         let address = try #require(server.boundAddresses.first)
         let slow = try TestClient(address)
         let normal = try TestClient(address)
-        let drip = Array("GET / HTTP/1.1\r\nHost: test\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 200)
+        let drip =
+            Array("GET / HTTP/1.1\r\nHost: test\r\nX-Slow: ".utf8) + Array(repeating: UInt8(ascii: "a"), count: 200)
         var servedMeanwhile = 0
         for byte in drip {
             if slow.isReadable() { break }
@@ -92,7 +93,10 @@ import Testing
             do {
                 response = try client.readResponse()
             } catch {
-                Issue.record("client \(index) got no response (\(error)); open: \(server.openConnectionCount), not idle: \(server.connectionStatistics().filter { $0.phase != .idle || $0.inFlight })")
+                let busy = server.connectionStatistics().filter { $0.phase != .idle || $0.inFlight }
+                Issue.record(
+                    "client \(index) got no response (\(error)); open: \(server.openConnectionCount), busy: \(busy)"
+                )
                 throw error
             }
             #expect(response.status == 200)
@@ -162,7 +166,8 @@ import Testing
                         try writer.write(chunk)
                         produced.withLock { $0 += 1 }
                     }
-                })
+                }
+            )
         }
         var limits = HTTPLimits()
         limits.maxPendingOutput = 64 * 1024
@@ -173,7 +178,8 @@ import Testing
         #expect(
             await eventually {
                 server.connectionStatistics().contains { $0.pendingOutput >= limits.maxPendingOutput }
-            })
+            }
+        )
         let producedWhenBlocked = produced.withLock { $0 }
         try await Task.sleep(for: .milliseconds(500))
         let statistics = try #require(server.connectionStatistics().first)
@@ -222,7 +228,8 @@ import Testing
                     try writer.write("alpha,")
                     try writer.write([])
                     try writer.write("beta")
-                })
+                }
+            )
         }
         let server = try makeServer(handler: handler)
         let client = try TestClient(try #require(server.boundAddresses.first))
@@ -246,7 +253,8 @@ import Testing
                 body: .stream { writer in
                     try writer.write("partial")
                     throw Failure()
-                })
+                }
+            )
         }
         let server = try makeServer(handler: handler)
         let client = try TestClient(try #require(server.boundAddresses.first))
@@ -294,10 +302,13 @@ import Testing
         let kept = Mutex<HTTPBodyWriter?>(nil)
         let handler = ClosureHTTPHandler { request in
             if request.path == "/keep" {
-                return HTTPResponse(status: .ok, body: .stream { writer in
-                    try writer.write("first")
-                    kept.withLock { $0 = writer }
-                })
+                return HTTPResponse(
+                    status: .ok,
+                    body: .stream { writer in
+                        try writer.write("first")
+                        kept.withLock { $0 = writer }
+                    }
+                )
             }
             return HTTPResponse(status: .ok, body: .bytes(Array("second".utf8)))
         }
@@ -397,7 +408,9 @@ import Testing
         address.sin_port = 0
         inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         try #require(bound == 0)
         try #require(listen(fd, 16) == 0)
@@ -518,11 +531,14 @@ import Testing
         try client.send(
             request("GET", "/good")
                 + "POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
-                + request("GET", "/smuggled"))
+                + request("GET", "/smuggled")
+        )
         #expect(try client.readResponse().headers["X-Path"] == "/good")
         let rejected = try client.readResponse()
         #expect(rejected.status == 400)
-        #expect(rejected.text == #"{"error":{"code":"BAD_REQUEST","message":"both Content-Length and Transfer-Encoding"}}"#)
+        #expect(
+            rejected.text == #"{"error":{"code":"BAD_REQUEST","message":"both Content-Length and Transfer-Encoding"}}"#
+        )
         #expect(try client.readToEnd().isEmpty)
         await server.shutdown(gracePeriod: .seconds(1))
     }
@@ -567,7 +583,11 @@ import Testing
         let server = try makeServer()
         #expect(throws: HTTPServerError.self) { try server.start() }
         await server.shutdown(gracePeriod: .zero)
-        let neverStarted = HTTPServer(configuration: HTTPServerConfiguration(), handler: EchoHandler(), logger: quietLogger)
+        let neverStarted = HTTPServer(
+            configuration: HTTPServerConfiguration(),
+            handler: EchoHandler(),
+            logger: quietLogger
+        )
         await neverStarted.shutdown(gracePeriod: nil)
         #expect(neverStarted.openConnectionCount == 0)
     }

@@ -43,7 +43,11 @@ func makeServer(
     handler: any HTTPHandler = EchoHandler()
 ) throws -> HTTPServer {
     let configuration = HTTPServerConfiguration(
-        listeners: listeners, limits: limits, shutdownGracePeriod: .seconds(2), serverHeader: serverHeader)
+        listeners: listeners,
+        limits: limits,
+        shutdownGracePeriod: .seconds(2),
+        serverHeader: serverHeader
+    )
     let server = HTTPServer(configuration: configuration, handler: handler, logger: quietLogger)
     try server.start()
     return server

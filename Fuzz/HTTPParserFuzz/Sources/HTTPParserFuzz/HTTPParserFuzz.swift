@@ -18,7 +18,8 @@ func runFuzzerDriver(
 /// defined here and hands control to libFuzzer's driver.
 @_cdecl("HTTPParserFuzz_main")
 public func fuzzerMain(
-    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    _ argc: CInt,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> CInt {
     var argc = argc
     var argv = argv
