@@ -10,7 +10,7 @@ extension Connection {
         headStartedAt = nil
         let keepAlive = request.keepAlive && !shuttingDown
         let handler = server.handler
-        server.handlerQueue.async { [self] in
+        server.handlerPool.submit { [self] in
             let response = handler.handle(request)
             switch response.body {
             case .bytes(let bytes):

@@ -5,9 +5,10 @@ import Synchronization
 
 /// A hardened HTTP/1.1 server on non-blocking POSIX sockets and Dispatch.
 ///
-/// Each connection has its own serial queue for I/O; handlers run on a separate concurrent queue, one request at a
-/// time per connection, so a slow handler never delays other connections. Protocol handling follows RFC 9112 and
-/// RFC 9110 strictly (see `RequestParser`), and every resource is bounded by `HTTPLimits`.
+/// Each connection has its own serial queue for I/O; handlers run on a separate pool of threads
+/// (`HTTPServerConfiguration.handlerThreadCount`), one request at a time per connection, so a slow handler never
+/// delays other connections' I/O. Protocol handling follows RFC 9112 and RFC 9110 strictly (see `RequestParser`),
+/// and every resource is bounded by `HTTPLimits`. Call `shutdown` before dropping a started server.
 public final class HTTPServer: Sendable {
     private enum Phase {
         case created
@@ -28,7 +29,7 @@ public final class HTTPServer: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: any HTTPHandler
     let logger: Logger
-    let handlerQueue = DispatchQueue(label: "sqlited.http.handlers", attributes: .concurrent)
+    let handlerPool: HandlerThreadPool
     private let acceptQueue = DispatchQueue(label: "sqlited.http.accept")
     private let state = Mutex(State())
     private let limits: Mutex<HTTPLimits>
@@ -39,6 +40,10 @@ public final class HTTPServer: Sendable {
         self.handler = handler
         self.logger = logger
         self.limits = Mutex(configuration.limits)
+        self.handlerPool = HandlerThreadPool(
+            threadCount: configuration.handlerThreadCount,
+            name: "sqlited.http.handler"
+        )
     }
 
     /// The addresses listened on, with real ports (empty before `start()`).
@@ -106,6 +111,7 @@ public final class HTTPServer: Sendable {
             $0.boundAddresses = listeners.map(\.address)
             $0.openListeners = listeners.count
         }
+        handlerPool.start()
         for listener in listeners {
             listener.start()
             logger.info("listening", metadata: ["address": "\(listener.address)"])
@@ -252,7 +258,11 @@ public final class HTTPServer: Sendable {
             defer { state.shutdownWaiters = [] }
             return state.shutdownWaiters
         }
-        if !waiters.isEmpty { logger.info("shut down") }
+        if !waiters.isEmpty {
+            // Handlers still running past the grace period finish on their threads, which then exit.
+            handlerPool.stop()
+            logger.info("shut down")
+        }
         for waiter in waiters { waiter() }
     }
 }

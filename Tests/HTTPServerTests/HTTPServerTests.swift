@@ -108,6 +108,70 @@ import Testing
         await server.shutdown(gracePeriod: .seconds(1))
     }
 
+    /// Many keep-alive clients in parallel, each receiving large responses (partial writes, write readiness events)
+    /// and sending its next request only after reading the previous response, all get complete answers.
+    @Test func parallelClients_largeResponses_allComplete() async throws {
+        let payload = [UInt8](repeating: UInt8(ascii: "z"), count: 256 * 1024)
+        let handler = ClosureHTTPHandler { request in
+            HTTPResponse(status: .ok, headers: ["X-Path": request.path], body: .bytes(payload))
+        }
+        let server = try makeServer(handler: handler)
+        let address = try #require(server.boundAddresses.first)
+        let failures = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for clientIndex in 0..<16 {
+            // Plain threads: blocking clients on Dispatch's pool would starve the server's own queues.
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                do {
+                    let client = try TestClient(address)
+                    for requestIndex in 0..<30 {
+                        try client.send(request("GET", "/\(clientIndex)/\(requestIndex)"))
+                        let response = try client.readResponse()
+                        if response.body != payload || response.headers["X-Path"] != "/\(clientIndex)/\(requestIndex)" {
+                            failures.withLock { $0.append("client \(clientIndex) request \(requestIndex): wrong body") }
+                        }
+                    }
+                } catch {
+                    failures.withLock { $0.append("client \(clientIndex): \(error)") }
+                }
+            }
+        }
+        await withCheckedContinuation { continuation in
+            group.notify(queue: .global()) { continuation.resume() }
+        }
+        #expect(failures.withLock { $0 } == [])
+        await server.shutdown(gracePeriod: .seconds(1))
+    }
+
+    /// Handlers blocked on some connections do not hold back requests on other connections (handlers run on their
+    /// own threads, not on Dispatch's CPU-wide pool).
+    @Test func blockedHandlers_doNotHoldBackOtherRequests() async throws {
+        let gate = Gate()
+        let handler = ClosureHTTPHandler { request in
+            if request.path == "/block" { gate.pass() }
+            return HTTPResponse(status: .ok, body: .bytes(Array(request.path.utf8)))
+        }
+        let server = try makeServer(handler: handler)
+        let address = try #require(server.boundAddresses.first)
+        var blocked: [TestClient] = []
+        for _ in 0..<8 {
+            let client = try TestClient(address)
+            try client.send(request("GET", "/block"))
+            blocked.append(client)
+        }
+        #expect(await eventually { gate.arrivals == 8 })
+        let free = try TestClient(address)
+        for _ in 0..<3 {
+            try free.send(request("GET", "/free"))
+            #expect(try free.readResponse().text == "/free")
+        }
+        gate.open()
+        for client in blocked { #expect(try client.readResponse().text == "/block") }
+        await server.shutdown(gracePeriod: .seconds(1))
+    }
+
     /// Clients that disconnect in the middle of a request leave no descriptor or connection behind.
     @Test func disconnectMidRequest_leaksNothing() async throws {
         let server = try makeServer()
