@@ -3,6 +3,8 @@
 # Crashes (and split-dependent outcomes, which trap) are copied into Tests/HTTPServerTests/Regressions/, where
 # RegressionInputTests replays them on every test run.
 set -euo pipefail
+# The Swift runtime's crash backtracer would run under ASan after a trap and only add noise.
+export SWIFT_BACKTRACE=enable=no
 
 seconds="${1:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -12,6 +14,9 @@ work_corpus="$fuzz/.corpus"
 mkdir -p "$artifacts" "$work_corpus"
 
 cd "$fuzz"
+# SwiftPM caches the build description of this package and does not notice files added to the root package it
+# depends on by path; dropping the cache makes every run build the current sources.
+rm -f .build/debug.yaml .build/debug/description.json
 # ld.gold warns about every ASan helper symbol; that noise is filtered out of the log shown.
 build_log="$artifacts/build.log"
 if ! swift build -c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >"$build_log" 2>&1; then
