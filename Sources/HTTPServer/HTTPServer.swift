@@ -33,6 +33,9 @@ public final class HTTPServer: Sendable {
     private let acceptQueue = DispatchQueue(label: "sqlited.http.accept")
     private let state = Mutex(State())
     private let limits: Mutex<HTTPLimits>
+    /// Refused connections not yet logged, and when the last log line was written: under a flood, one line per
+    /// interval rather than one per connection.
+    private let refusals = Mutex<(lastLogged: ContinuousClock.Instant?, count: Int)>((nil, 0))
 
     /// Creates a server; nothing happens until `start()`.
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler, logger: Logger) {
@@ -156,7 +159,19 @@ public final class HTTPServer: Sendable {
     /// Answers 503 to a connection over the limit (or arriving during shutdown) and closes it at once, without
     /// ever giving it a queue or a buffer.
     private func refuse(fd: Int32) {
-        logger.warning("connection refused: connection limit reached or shutting down")
+        let toReport = refusals.withLock { state -> Int? in
+            let now = ContinuousClock.now
+            state.count += 1
+            if let last = state.lastLogged, now - last < .seconds(10) { return nil }
+            state.lastLogged = now
+            defer { state.count = 0 }
+            return state.count
+        }
+        if let toReport {
+            logger.warning(
+                "connections refused: connection limit reached or shutting down",
+                metadata: ["count": "\(toReport)"])
+        }
         let response = HTTPResponse.jsonError(
             status: .serviceUnavailable,
             code: "UNAVAILABLE",
