@@ -170,7 +170,8 @@ public final class HTTPServer: Sendable {
         if let toReport {
             logger.warning(
                 "connections refused: connection limit reached or shutting down",
-                metadata: ["count": "\(toReport)"])
+                metadata: ["count": "\(toReport)"]
+            )
         }
         let response = HTTPResponse.jsonError(
             status: .serviceUnavailable,

@@ -206,7 +206,8 @@ import Testing
         clients = []
         #expect(
             await eventually { server.openConnectionCount == 0 && openDescriptorCount() == baseline },
-            "\(descriptorTargets())")
+            "\(descriptorTargets())"
+        )
         await server.shutdown(gracePeriod: .seconds(1))
     }
 
