@@ -10,29 +10,47 @@ extension Connection {
         headStartedAt = nil
         let keepAlive = request.keepAlive && !shuttingDown
         let handler = server.handler
-        server.handlerQueue.async { [self] in
+        server.handlerPool.submit { [self] in
             let response = handler.handle(request)
             switch response.body {
             case .bytes(let bytes):
                 queue.async { [self] in
-                    respond(response, body: bytes, method: request.method, version: request.version, keepAlive: keepAlive)
+                    respond(
+                        response,
+                        body: bytes,
+                        method: request.method,
+                        version: request.version,
+                        keepAlive: keepAlive
+                    )
                 }
             case .stream(let produce):
                 // The producer runs here, on the handler thread, and blocks in the writer when the client is slow.
-                stream(response, produce: produce, method: request.method, version: request.version, keepAlive: keepAlive)
+                stream(
+                    response,
+                    produce: produce,
+                    method: request.method,
+                    version: request.version,
+                    keepAlive: keepAlive
+                )
             }
         }
     }
 
-    private func respond(_ response: HTTPResponse, body: [UInt8], method: String, version: HTTPVersion, keepAlive: Bool) {
+    private func respond(_ response: HTTPResponse, body: [UInt8], method: String, version: HTTPVersion, keepAlive: Bool)
+    {
         guard !closed else { return }
         let keepAlive = keepAlive && !shuttingDown
         let hasContent = !response.status.forbidsContent
         enqueue(
             ResponseHead.serialize(
-                status: response.status, headers: response.headers,
+                status: response.status,
+                headers: response.headers,
                 framing: hasContent ? .contentLength(body.count) : .none,
-                keepAlive: keepAlive, version: version, serverHeader: server.configuration.serverHeader))
+                keepAlive: keepAlive,
+                version: version,
+                serverHeader: server.configuration.serverHeader
+            )
+        )
         if hasContent && method != "HEAD" {
             enqueue(body)
         }
@@ -46,8 +64,14 @@ extension Connection {
         guard case .bytes(let body) = response.body else { return }
         enqueue(
             ResponseHead.serialize(
-                status: status, headers: response.headers, framing: .contentLength(body.count), keepAlive: false,
-                version: .http1_1, serverHeader: server.configuration.serverHeader))
+                status: status,
+                headers: response.headers,
+                framing: .contentLength(body.count),
+                keepAlive: false,
+                version: .http1_1,
+                serverHeader: server.configuration.serverHeader
+            )
+        )
         enqueue(body)
         closeWhenFlushed()
     }
@@ -64,39 +88,53 @@ extension Connection {
     // MARK: - Streamed bodies (called on a handler thread)
 
     private func stream(
-        _ response: HTTPResponse, produce: @Sendable (HTTPBodyWriter) throws -> Void, method: String,
-        version: HTTPVersion, keepAlive: Bool
+        _ response: HTTPResponse,
+        produce: @Sendable (HTTPBodyWriter) throws -> Void,
+        method: String,
+        version: HTTPVersion,
+        keepAlive: Bool
     ) {
         let hasContent = !response.status.forbidsContent
         // HTTP/1.0 has no chunked coding (RFC 9112 §7.1): the body then ends when the connection closes.
         let chunked = version == .http1_1
         let framing: ResponseHead.Framing = hasContent ? (chunked ? .chunked : .closeDelimited) : .none
-        let started: (go: Bool, keepAlive: Bool) = queue.sync {
-            guard !closed else { return (false, false) }
+        let started: (go: Bool, keepAlive: Bool, token: Int) = queue.sync {
+            guard !closed else { return (false, false, 0) }
             let keepAlive = keepAlive && !shuttingDown && framing != .closeDelimited
             enqueue(
                 ResponseHead.serialize(
-                    status: response.status, headers: response.headers, framing: framing, keepAlive: keepAlive,
-                    version: version, serverHeader: server.configuration.serverHeader))
+                    status: response.status,
+                    headers: response.headers,
+                    framing: framing,
+                    keepAlive: keepAlive,
+                    version: version,
+                    serverHeader: server.configuration.serverHeader
+                )
+            )
             if !hasContent || method == "HEAD" {
                 finishResponse(keepAlive: keepAlive)
-                return (false, keepAlive)
+                return (false, keepAlive, 0)
             }
-            return (true, keepAlive)
+            streamCount += 1
+            activeStream = streamCount
+            return (true, keepAlive, streamCount)
         }
         guard started.go else { return }
         let writer = HTTPBodyWriter { [self] bytes in
-            try writeStreamPiece(chunked ? ResponseHead.chunk(bytes) : bytes)
+            try writeStreamPiece(chunked ? ResponseHead.chunk(bytes) : bytes, stream: started.token)
         }
         do {
             try produce(writer)
             queue.sync {
+                // A writer kept by the producer past its return must not write into the next response.
+                activeStream = 0
                 guard !closed else { return }
                 if chunked { enqueue(ResponseHead.lastChunk) }
                 finishResponse(keepAlive: started.keepAlive)
             }
         } catch {
             queue.sync {
+                activeStream = 0
                 guard !closed else { return }
                 logger.warning("streamed response failed, closing", metadata: ["error": "\(error)"])
                 // The body cannot be completed correctly: a chunked body stays without its last chunk (the client
@@ -110,10 +148,10 @@ extension Connection {
     }
 
     /// Queues one piece of a streamed body, blocking the calling (handler) thread while the output is over its bound.
-    private func writeStreamPiece(_ bytes: [UInt8]) throws {
+    private func writeStreamPiece(_ bytes: [UInt8], stream: Int) throws {
         while true {
             let waiter: DispatchSemaphore? = try queue.sync {
-                guard !closed && !lingering else { throw HTTPServerError.connectionClosed }
+                guard !closed && !lingering && activeStream == stream else { throw HTTPServerError.connectionClosed }
                 if pendingOutput <= limits.maxPendingOutput {
                     enqueue(bytes)
                     updateTimer()
@@ -164,7 +202,7 @@ extension Connection {
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
             outputOffset = 0
-            if !writeSuspended {
+            if !writeSuspended, let writeSource {
                 writeSource.suspend()
                 writeSuspended = true
             }
@@ -173,9 +211,20 @@ extension Connection {
                 output.removeSubrange(0..<outputOffset)
                 outputOffset = 0
             }
-            if writeSuspended {
-                writeSource.resume()
+            if let writeSource {
+                if writeSuspended {
+                    writeSource.resume()
+                    writeSuspended = false
+                }
+            } else {
+                let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+                source.setEventHandler { [self] in handleWritable() }
+                source.setCancelHandler { [self] in sourceCancelled() }
+                writeSource = source
                 writeSuspended = false
+                source.activate()
+                // See `writeSource`: a read event lost while registering is recovered by reading once more.
+                queue.async { [self] in pollReadable() }
             }
         }
         if pendingOutput <= limits.maxPendingOutput, let waiter = drainWaiter {

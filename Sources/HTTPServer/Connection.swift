@@ -18,9 +18,18 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Snapshot for tests and metrics.
-    struct Statistics: Sendable {
+    struct Statistics: Sendable, CustomStringConvertible {
         var pendingOutput: Int
         var maxObservedPendingOutput: Int
+        var bufferedInput: Int
+        var inFlight: Bool
+        var phase: RequestParser.Phase
+        var readSuspended: Bool
+
+        var description: String {
+            "pending=\(pendingOutput) buffered=\(bufferedInput) inFlight=\(inFlight) phase=\(phase) "
+                + "readSuspended=\(readSuspended)"
+        }
     }
 
     /// How long to keep reading (and discarding) after the response that ends a connection, so that the client
@@ -38,7 +47,9 @@ final class Connection: @unchecked Sendable {
     var parser: RequestParser
     var limits: HTTPLimits
     let readSource: any DispatchSourceRead
-    let writeSource: any DispatchSourceWrite
+    /// Created on the first write that would block: registering a second source on the descriptor at accept time
+    /// races with libdispatch's epoll re-arming and can lose the first read event.
+    var writeSource: (any DispatchSourceWrite)?
     let timer: any DispatchSourceTimer
     var readSuspended = false
     var writeSuspended = true
@@ -50,6 +61,9 @@ final class Connection: @unchecked Sendable {
     var drainWaiter: DispatchSemaphore?
 
     var inFlight = false
+    /// The streamed response whose writer may write now (0: none); numbered by `streamCount`.
+    var activeStream = 0
+    var streamCount = 0
     var closed = false
     /// Close once the output is flushed (after an error, `Connection: close`, or during shutdown).
     var closing = false
@@ -76,7 +90,6 @@ final class Connection: @unchecked Sendable {
         queue = DispatchQueue(label: "sqlited.http.connection")
         parser = RequestParser(limits: limits, remoteAddress: remoteAddress)
         readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
         timer = DispatchSource.makeTimerSource(queue: queue)
     }
 
@@ -85,19 +98,15 @@ final class Connection: @unchecked Sendable {
     /// Activates the sources; called once, right after accept.
     func start() {
         readSource.setEventHandler { [self] in handleReadable() }
-        writeSource.setEventHandler { [self] in handleWritable() }
         timer.setEventHandler { [self] in handleTimer() }
         readSource.setCancelHandler { [self] in sourceCancelled() }
-        writeSource.setCancelHandler { [self] in sourceCancelled() }
-        // Sources start inactive; the write source is activated and immediately suspended so that its
-        // suspend count is what `writeSuspended` says.
         queue.async { [self] in
-            writeSource.activate()
-            writeSource.suspend()
             timer.schedule(deadline: .distantFuture)
             timer.activate()
             readSource.activate()
             updateTimer()
+            // The request may have arrived with the handshake; do not depend on the first event for it.
+            pollReadable()
         }
     }
 
@@ -106,8 +115,9 @@ final class Connection: @unchecked Sendable {
         queue.async { [self] in
             guard !closed else { return }
             shuttingDown = true
-            if !inFlight && parser.phase == .idle {
-                closeWhenFlushed()
+            // An idle connection has nothing in flight to protect: close it now rather than linger.
+            if !inFlight && parser.phase == .idle && pendingOutput == 0 {
+                close()
             }
         }
     }
@@ -118,15 +128,34 @@ final class Connection: @unchecked Sendable {
     }
 
     func statistics() -> Statistics {
-        queue.sync { Statistics(pendingOutput: pendingOutput, maxObservedPendingOutput: maxObservedPendingOutput) }
+        queue.sync {
+            Statistics(
+                pendingOutput: pendingOutput,
+                maxObservedPendingOutput: maxObservedPendingOutput,
+                bufferedInput: parser.bufferedByteCount,
+                inFlight: inFlight,
+                phase: parser.phase,
+                readSuspended: readSuspended
+            )
+        }
     }
 
     // MARK: - Reading
+
+    /// Reads once outside of a read event, if reading is wanted now.
+    func pollReadable() {
+        if !readSuspended && !closed { handleReadable() }
+    }
 
     private func handleReadable() {
         guard !closed else { return }
         let result: IOResult<Int>
         do {
+            if parser.phase == .idle {
+                // A limit change (SIGHUP reload) applies from the next request.
+                limits = server.currentLimits
+                parser.limits = limits
+            }
             result = try withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { buffer in
                 let result = try Socket.read(fd, into: buffer)
                 if case .done(let count) = result, count > 0, !lingering {
@@ -163,11 +192,6 @@ final class Connection: @unchecked Sendable {
         guard !closed && !lingering else { return }
         parsing: while !inFlight && !closing {
             if pendingOutput > limits.maxPendingOutput { break }
-            if parser.phase == .idle {
-                // A limit change (SIGHUP reload) applies from the next request.
-                limits = server.currentLimits
-                parser.limits = limits
-            }
             switch parser.next() {
             case .needMoreData:
                 if shuttingDown && parser.phase == .idle { closeWhenFlushed() }
@@ -179,7 +203,8 @@ final class Connection: @unchecked Sendable {
             case .reject(let rejection):
                 logger.debug(
                     "rejected request",
-                    metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.message)"])
+                    metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.message)"]
+                )
                 respondWithError(status: rejection.status, code: rejection.code, message: rejection.message)
             }
         }
@@ -199,7 +224,8 @@ final class Connection: @unchecked Sendable {
         } else if lingering {
             wanted = true
         } else {
-            wanted = !closing && pendingOutput <= limits.maxPendingOutput
+            wanted =
+                !closing && pendingOutput <= limits.maxPendingOutput
                 && (!inFlight || parser.bufferedByteCount < Self.maxReadAhead)
         }
         if wanted && readSuspended {
@@ -312,18 +338,20 @@ final class Connection: @unchecked Sendable {
             readSource.resume()
             readSuspended = false
         }
-        if writeSuspended {
-            writeSource.resume()
-            writeSuspended = false
+        if let writeSource {
+            if writeSuspended {
+                writeSource.resume()
+                writeSuspended = false
+            }
+            writeSource.cancel()
         }
         readSource.cancel()
-        writeSource.cancel()
         timer.cancel()
     }
 
-    private func sourceCancelled() {
+    func sourceCancelled() {
         cancelledSources += 1
-        guard cancelledSources == 2 else { return }
+        guard cancelledSources == (writeSource == nil ? 1 : 2) else { return }
         if abortOnClose { Socket.setAbortiveClose(fd) }
         SystemCall.close(fd)
         server.connectionDidClose(self)

@@ -1,7 +1,8 @@
 /// Answers requests.
 ///
-/// `handle(_:)` runs on a concurrent handler queue, off the connections' I/O queues, so a slow handler delays only
-/// its own connection. Requests of one connection are handled one at a time, in order.
+/// `handle(_:)` runs on one of the server's handler threads, off the connections' I/O queues, so a slow handler
+/// never delays other connections' I/O; it may block (at most `handlerThreadCount` requests are handled at once).
+/// Requests of one connection are handled one at a time, in order.
 public protocol HTTPHandler: Sendable {
     /// Produces the response to `request`.
     func handle(_ request: HTTPRequest) -> HTTPResponse

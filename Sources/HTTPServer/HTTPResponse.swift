@@ -30,7 +30,8 @@ public struct HTTPResponse: Sendable {
     public static func jsonError(status: HTTPStatus, code: String, message: String) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
-        let body = #"{"error":{"code":"# + JSONString.quoted(code) + #","message":"#
+        let body =
+            #"{"error":{"code":"# + JSONString.quoted(code) + #","message":"#
             + JSONString.quoted(message) + "}}"
         return HTTPResponse(status: status, headers: headers, body: .bytes(Array(body.utf8)))
     }

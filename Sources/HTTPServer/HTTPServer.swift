@@ -5,9 +5,10 @@ import Synchronization
 
 /// A hardened HTTP/1.1 server on non-blocking POSIX sockets and Dispatch.
 ///
-/// Each connection has its own serial queue for I/O; handlers run on a separate concurrent queue, one request at a
-/// time per connection, so a slow handler never delays other connections. Protocol handling follows RFC 9112 and
-/// RFC 9110 strictly (see `RequestParser`), and every resource is bounded by `HTTPLimits`.
+/// Each connection has its own serial queue for I/O; handlers run on a separate pool of threads
+/// (`HTTPServerConfiguration.handlerThreadCount`), one request at a time per connection, so a slow handler never
+/// delays other connections' I/O. Protocol handling follows RFC 9112 and RFC 9110 strictly (see `RequestParser`),
+/// and every resource is bounded by `HTTPLimits`. Call `shutdown` before dropping a started server.
 public final class HTTPServer: Sendable {
     private enum Phase {
         case created
@@ -28,10 +29,13 @@ public final class HTTPServer: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: any HTTPHandler
     let logger: Logger
-    let handlerQueue = DispatchQueue(label: "sqlited.http.handlers", attributes: .concurrent)
+    let handlerPool: HandlerThreadPool
     private let acceptQueue = DispatchQueue(label: "sqlited.http.accept")
     private let state = Mutex(State())
     private let limits: Mutex<HTTPLimits>
+    /// Refused connections not yet logged, and when the last log line was written: under a flood, one line per
+    /// interval rather than one per connection.
+    private let refusals = Mutex<(lastLogged: ContinuousClock.Instant?, count: Int)>((nil, 0))
 
     /// Creates a server; nothing happens until `start()`.
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler, logger: Logger) {
@@ -39,6 +43,10 @@ public final class HTTPServer: Sendable {
         self.handler = handler
         self.logger = logger
         self.limits = Mutex(configuration.limits)
+        self.handlerPool = HandlerThreadPool(
+            threadCount: configuration.handlerThreadCount,
+            name: "sqlited.http.handler"
+        )
     }
 
     /// The addresses listened on, with real ports (empty before `start()`).
@@ -81,9 +89,14 @@ public final class HTTPServer: Sendable {
                 if case .unix(let path) = address { unlinkPath = path }
                 listeners.append(
                     Listener(
-                        fd: fd, address: bound, unlinkPath: unlinkPath, queue: acceptQueue,
+                        fd: fd,
+                        address: bound,
+                        unlinkPath: unlinkPath,
+                        queue: acceptQueue,
                         onAcceptable: { [self] listener in acceptConnections(from: listener) },
-                        onClosed: { [self] in listenerDidClose() }))
+                        onClosed: { [self] in listenerDidClose() }
+                    )
+                )
             }
         } catch {
             state.withLock {
@@ -101,6 +114,7 @@ public final class HTTPServer: Sendable {
             $0.boundAddresses = listeners.map(\.address)
             $0.openListeners = listeners.count
         }
+        handlerPool.start()
         for listener in listeners {
             listener.start()
             logger.info("listening", metadata: ["address": "\(listener.address)"])
@@ -145,16 +159,37 @@ public final class HTTPServer: Sendable {
     /// Answers 503 to a connection over the limit (or arriving during shutdown) and closes it at once, without
     /// ever giving it a queue or a buffer.
     private func refuse(fd: Int32) {
-        logger.warning("connection refused: connection limit reached or shutting down")
+        let toReport = refusals.withLock { state -> Int? in
+            let now = ContinuousClock.now
+            state.count += 1
+            if let last = state.lastLogged, now - last < .seconds(10) { return nil }
+            state.lastLogged = now
+            defer { state.count = 0 }
+            return state.count
+        }
+        if let toReport {
+            logger.warning(
+                "connections refused: connection limit reached or shutting down",
+                metadata: ["count": "\(toReport)"]
+            )
+        }
         let response = HTTPResponse.jsonError(
-            status: .serviceUnavailable, code: "UNAVAILABLE", message: "server busy or shutting down, retry later")
+            status: .serviceUnavailable,
+            code: "UNAVAILABLE",
+            message: "server busy or shutting down, retry later"
+        )
         guard case .bytes(let body) = response.body else { return }
         var headers = response.headers
         headers.add(name: "Retry-After", value: "1")
         let bytes =
             ResponseHead.serialize(
-                status: response.status, headers: headers, framing: .contentLength(body.count), keepAlive: false,
-                version: .http1_1, serverHeader: configuration.serverHeader) + body
+                status: response.status,
+                headers: headers,
+                framing: .contentLength(body.count),
+                keepAlive: false,
+                version: .http1_1,
+                serverHeader: configuration.serverHeader
+            ) + body
         // One non-blocking attempt: a fresh socket's send buffer always takes a response this small.
         _ = bytes.withUnsafeBytes { try? Socket.send(fd, $0) }
         Socket.shutdownWrite(fd)
@@ -239,7 +274,11 @@ public final class HTTPServer: Sendable {
             defer { state.shutdownWaiters = [] }
             return state.shutdownWaiters
         }
-        if !waiters.isEmpty { logger.info("shut down") }
+        if !waiters.isEmpty {
+            // Handlers still running past the grace period finish on their threads, which then exit.
+            handlerPool.stop()
+            logger.info("shut down")
+        }
         for waiter in waiters { waiter() }
     }
 }

@@ -8,18 +8,23 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration
     /// Value of the `Server` response field, or `nil` to send none.
     public var serverHeader: String?
+    /// Number of threads that run handlers: at most this many requests are handled at the same time (more wait
+    /// in a queue, while their connections' I/O and timeouts go on).
+    public var handlerThreadCount: Int
 
     /// Creates a configuration.
     public init(
         listeners: [ListenAddress] = [.tcp(host: "127.0.0.1", port: 8080)],
         limits: HTTPLimits = HTTPLimits(),
         shutdownGracePeriod: Duration = .seconds(10),
-        serverHeader: String? = nil
+        serverHeader: String? = nil,
+        handlerThreadCount: Int = 64
     ) {
         self.listeners = listeners
         self.limits = limits
         self.shutdownGracePeriod = shutdownGracePeriod
         self.serverHeader = serverHeader
+        self.handlerThreadCount = handlerThreadCount
     }
 }
 

@@ -15,8 +15,12 @@ final class Listener: @unchecked Sendable {
     private let paused = Mutex<(paused: Bool, closed: Bool)>((false, false))
 
     init(
-        fd: Int32, address: BoundAddress, unlinkPath: String?, queue: DispatchQueue,
-        onAcceptable: @escaping @Sendable (Listener) -> Void, onClosed: @escaping @Sendable () -> Void
+        fd: Int32,
+        address: BoundAddress,
+        unlinkPath: String?,
+        queue: DispatchQueue,
+        onAcceptable: @escaping @Sendable (Listener) -> Void,
+        onClosed: @escaping @Sendable () -> Void
     ) {
         self.fd = fd
         self.address = address

@@ -42,7 +42,10 @@ struct RequestParser {
         }
         static func payloadTooLarge(limit: Int) -> Rejection {
             Rejection(
-                status: .contentTooLarge, code: "PAYLOAD_TOO_LARGE", message: "request body larger than \(limit) bytes")
+                status: .contentTooLarge,
+                code: "PAYLOAD_TOO_LARGE",
+                message: "request body larger than \(limit) bytes"
+            )
         }
     }
 
@@ -156,8 +159,12 @@ struct RequestParser {
                 start += length
                 return completeRequest()
             case .chunkSize:
-                guard case .line(let range) = try nextLine(
-                    limit: activeLimits.maxChunkLineLength, tooLong: .badRequest("chunk size line too long")) else { return .needMoreData }
+                guard
+                    case .line(let range) = try nextLine(
+                        limit: activeLimits.maxChunkLineLength,
+                        tooLong: .badRequest("chunk size line too long")
+                    )
+                else { return .needMoreData }
                 let size = try parseChunkSize(buffer[range])
                 guard size <= activeLimits.maxBodySize - body.count else {
                     throw .payloadTooLarge(limit: activeLimits.maxBodySize)
@@ -308,8 +315,10 @@ struct RequestParser {
         }
         guard major == 1 else {
             throw Rejection(
-                status: .httpVersionNotSupported, code: "HTTP_VERSION_NOT_SUPPORTED",
-                message: "only HTTP/1.x is supported")
+                status: .httpVersionNotSupported,
+                code: "HTTP_VERSION_NOT_SUPPORTED",
+                message: "only HTTP/1.x is supported"
+            )
         }
         return minor == 0 ? .http1_0 : .http1_1
     }
@@ -378,8 +387,10 @@ struct RequestParser {
             let expectations = headers.listTokens(for: "Expect")
             if expectations != ["100-continue"] {
                 throw Rejection(
-                    status: .expectationFailed, code: "EXPECTATION_FAILED",
-                    message: "only the 100-continue expectation is supported")
+                    status: .expectationFailed,
+                    code: "EXPECTATION_FAILED",
+                    message: "only the 100-continue expectation is supported"
+                )
             }
             // RFC 9110 §10.1.1: a 100-continue expectation in an HTTP/1.0 request is ignored.
             expectsContinue = version == .http1_1
@@ -397,8 +408,10 @@ struct RequestParser {
                     throw .badRequest("chunked must be the final transfer coding, applied once")
                 }
                 throw Rejection(
-                    status: .notImplemented, code: "NOT_IMPLEMENTED",
-                    message: "only the chunked transfer coding is supported")
+                    status: .notImplemented,
+                    code: "NOT_IMPLEMENTED",
+                    message: "only the chunked transfer coding is supported"
+                )
             }
             state = .chunkSize
             return expectsContinue ? .send100Continue : nil
@@ -509,7 +522,11 @@ struct RequestParser {
         trailerBytes = 0
         body = []
         scanOffset = 0
-        if start > 0 {
+        if buffer.capacity > 256 * 1024 {
+            // Do not keep a large body's capacity for the rest of a keep-alive connection.
+            buffer = Array(buffer[start...])
+            start = 0
+        } else if start > 0 {
             buffer.removeSubrange(0..<start)
             start = 0
         }

@@ -3,7 +3,9 @@ import Glibc
 /// Socket operations on raw descriptors, all through `SystemCall`.
 enum Socket {
     /// Creates a non-blocking listening socket for `address`.
-    static func listen(on address: ListenAddress, backlog: Int32) throws(HTTPServerError) -> (fd: Int32, bound: BoundAddress) {
+    static func listen(on address: ListenAddress, backlog: Int32) throws(HTTPServerError) -> (
+        fd: Int32, bound: BoundAddress
+    ) {
         switch address {
         case .tcp(let host, let port):
             return try listenTCP(host: host, port: port, backlog: backlog)
@@ -16,7 +18,9 @@ enum Socket {
         }
     }
 
-    private static func listenTCP(host: String, port: UInt16, backlog: Int32) throws(HTTPServerError) -> (fd: Int32, bound: BoundAddress) {
+    private static func listenTCP(host: String, port: UInt16, backlog: Int32) throws(HTTPServerError) -> (
+        fd: Int32, bound: BoundAddress
+    ) {
         let literal = host == "localhost" ? "127.0.0.1" : host
         var storage = sockaddr_storage()
         let length: socklen_t
@@ -45,7 +49,11 @@ enum Socket {
             throw HTTPServerError(code: .invalidAddress, message: "not an IPv4 or IPv6 literal: \(host)")
         }
         let fd = try SystemCall.check("socket") {
-            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            socket(
+                family,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                0
+            )
         }
         do {
             try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1, name: "setsockopt(SO_REUSEADDR)")
@@ -66,13 +74,18 @@ enum Socket {
         }
     }
 
-    private static func listenUnix(path: String, backlog: Int32) throws(HTTPServerError) -> (fd: Int32, bound: BoundAddress) {
+    private static func listenUnix(path: String, backlog: Int32) throws(HTTPServerError) -> (
+        fd: Int32, bound: BoundAddress
+    ) {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let pathBytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         guard !pathBytes.isEmpty, pathBytes.count < capacity, !pathBytes.contains(0) else {
-            throw HTTPServerError(code: .invalidAddress, message: "unix socket path empty or longer than \(capacity - 1) bytes")
+            throw HTTPServerError(
+                code: .invalidAddress,
+                message: "unix socket path empty or longer than \(capacity - 1) bytes"
+            )
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: pathBytes)
@@ -86,7 +99,11 @@ enum Socket {
             _ = unlink(path)
         }
         let fd = try SystemCall.check("socket") {
-            socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            socket(
+                AF_UNIX,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                0
+            )
         }
         do {
             try SystemCall.check("bind") {
@@ -155,7 +172,9 @@ enum Socket {
         try SystemCall.check("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
     }
 
-    private static func setOption(_ fd: Int32, _ level: Int32, _ option: Int32, _ value: Int32, name: String) throws(HTTPServerError) {
+    private static func setOption(_ fd: Int32, _ level: Int32, _ option: Int32, _ value: Int32, name: String)
+        throws(HTTPServerError)
+    {
         var value = value
         try SystemCall.check(name) { setsockopt(fd, level, option, &value, socklen_t(MemoryLayout<Int32>.size)) }
     }

@@ -11,7 +11,8 @@ enum IOResult<Value> {
 /// `errno` together with the call's name.
 enum SystemCall {
     static func run<T: FixedWidthInteger>(
-        _ name: String, _ body: () -> T
+        _ name: String,
+        _ body: () -> T
     ) throws(HTTPServerError) -> IOResult<T> {
         while true {
             let result = body()

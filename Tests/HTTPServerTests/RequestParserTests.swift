@@ -53,7 +53,10 @@ struct ParserCase: CustomTestStringConvertible, Sendable {
 }
 
 func ok(
-    _ method: String = "GET", _ path: String = "/", body: String = "", keepAlive: Bool = true,
+    _ method: String = "GET",
+    _ path: String = "/",
+    body: String = "",
+    keepAlive: Bool = true,
     version: HTTPVersion = .http1_1
 ) -> ParserEvent {
     .request(RequestSummary(method: method, path: path, body: body, keepAlive: keepAlive, version: version))
@@ -76,9 +79,14 @@ func parse(_ chunks: [ArraySlice<UInt8>], limits: HTTPLimits) -> [ParserEvent] {
                 events.append(
                     .request(
                         RequestSummary(
-                            method: request.method, path: request.path,
-                            body: String(decoding: request.body, as: UTF8.self), keepAlive: request.keepAlive,
-                            version: request.version)))
+                            method: request.method,
+                            path: request.path,
+                            body: String(decoding: request.body, as: UTF8.self),
+                            keepAlive: request.keepAlive,
+                            version: request.version
+                        )
+                    )
+                )
                 continue
             case .reject(let rejection):
                 events.append(.reject(rejection.status.code))
@@ -103,110 +111,225 @@ let parserCases: [ParserCase] = [
     ParserCase("simple GET", "GET / HTTP/1.1\r\n\(host)\r\n", [ok()]),
     ParserCase("decoded path and query", "GET /a%20b?x=1&y=%41+b HTTP/1.1\r\n\(host)\r\n", [ok("GET", "/a b")]),
     ParserCase("encoded slash decodes", "GET /a%2Fb HTTP/1.1\r\n\(host)\r\n", [ok("GET", "/a/b")]),
-    ParserCase("POST with Content-Length", "POST /q HTTP/1.1\r\n\(host)Content-Length: 5\r\n\r\nhello", [ok("POST", "/q", body: "hello")]),
+    ParserCase(
+        "POST with Content-Length",
+        "POST /q HTTP/1.1\r\n\(host)Content-Length: 5\r\n\r\nhello",
+        [ok("POST", "/q", body: "hello")]
+    ),
     ParserCase("Content-Length zero", "POST / HTTP/1.1\r\n\(host)Content-Length: 0\r\n\r\n", [ok("POST")]),
     ParserCase(
-        "chunked body", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
-        [ok("POST", body: "hello world")]),
+        "chunked body",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
+        [ok("POST", body: "hello world")]
+    ),
     ParserCase(
-        "chunk extensions", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5;a=b;c=\"d\"\r\nhello\r\n0;x\r\n\r\n",
-        [ok("POST", body: "hello")]),
+        "chunk extensions",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5;a=b;c=\"d\"\r\nhello\r\n0;x\r\n\r\n",
+        [ok("POST", body: "hello")]
+    ),
     ParserCase(
-        "chunk extension after BWS", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5 ;a=b\r\nhello\r\n0\r\n\r\n",
-        [ok("POST", body: "hello")]),
+        "chunk extension after BWS",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5 ;a=b\r\nhello\r\n0\r\n\r\n",
+        [ok("POST", body: "hello")]
+    ),
     ParserCase(
-        "chunked with trailers", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX-Sum: 1\r\nX-Other: 2\r\n\r\n",
-        [ok("POST", body: "abc")]),
+        "chunked with trailers",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\nX-Sum: 1\r\nX-Other: 2\r\n\r\n",
+        [ok("POST", body: "abc")]
+    ),
     ParserCase(
-        "uppercase hex chunk size", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n",
-        [ok("POST", body: "0123456789")]),
+        "uppercase hex chunk size",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n",
+        [ok("POST", body: "0123456789")]
+    ),
     ParserCase(
-        "chunk size with leading zeros", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0003\r\nabc\r\n000\r\n\r\n",
-        [ok("POST", body: "abc")]),
+        "chunk size with leading zeros",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0003\r\nabc\r\n000\r\n\r\n",
+        [ok("POST", body: "abc")]
+    ),
     ParserCase(
-        "Transfer-Encoding is case-insensitive", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: CHUNKED\r\n\r\n1\r\nx\r\n0\r\n\r\n",
-        [ok("POST", body: "x")]),
+        "Transfer-Encoding is case-insensitive",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: CHUNKED\r\n\r\n1\r\nx\r\n0\r\n\r\n",
+        [ok("POST", body: "x")]
+    ),
     ParserCase(
-        "tab before chunked is OWS", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding:\tchunked\r\n\r\n1\r\nx\r\n0\r\n\r\n",
-        [ok("POST", body: "x")]),
+        "tab before chunked is OWS",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding:\tchunked\r\n\r\n1\r\nx\r\n0\r\n\r\n",
+        [ok("POST", body: "x")]
+    ),
     ParserCase("HTTP/1.0 without Host", "GET / HTTP/1.0\r\n\r\n", [ok(keepAlive: false, version: .http1_0)]),
     ParserCase(
-        "HTTP/1.0 keep-alive", "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", [ok(keepAlive: true, version: .http1_0)]),
+        "HTTP/1.0 keep-alive",
+        "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+        [ok(keepAlive: true, version: .http1_0)]
+    ),
     ParserCase("Connection: close", "GET / HTTP/1.1\r\n\(host)Connection: close\r\n\r\n", [ok(keepAlive: false)]),
     ParserCase(
-        "Connection token list, any case", "GET / HTTP/1.1\r\n\(host)Connection: Keep-Alive, CLOSE\r\n\r\n", [ok(keepAlive: false)]),
+        "Connection token list, any case",
+        "GET / HTTP/1.1\r\n\(host)Connection: Keep-Alive, CLOSE\r\n\r\n",
+        [ok(keepAlive: false)]
+    ),
     ParserCase("HTTP/1.2 served as 1.1", "GET / HTTP/1.2\r\n\(host)\r\n", [ok()]),
     ParserCase("empty lines before the request line", "\r\n\r\nGET / HTTP/1.1\r\n\(host)\r\n", [ok()]),
     ParserCase("OPTIONS asterisk-form", "OPTIONS * HTTP/1.1\r\n\(host)\r\n", [ok("OPTIONS", "*")]),
     ParserCase(
-        "identical duplicate Content-Length", "POST / HTTP/1.1\r\n\(host)Content-Length: 2\r\nContent-Length: 2\r\n\r\nab",
-        [ok("POST", body: "ab")]),
-    ParserCase("identical Content-Length list", "POST / HTTP/1.1\r\n\(host)Content-Length: 2, 2\r\n\r\nab", [ok("POST", body: "ab")]),
-    ParserCase("Content-Length leading zeros", "POST / HTTP/1.1\r\n\(host)Content-Length: 002\r\n\r\nab", [ok("POST", body: "ab")]),
+        "identical duplicate Content-Length",
+        "POST / HTTP/1.1\r\n\(host)Content-Length: 2\r\nContent-Length: 2\r\n\r\nab",
+        [ok("POST", body: "ab")]
+    ),
     ParserCase(
-        "Expect 100-continue with a body", "POST / HTTP/1.1\r\n\(host)Expect: 100-continue\r\nContent-Length: 2\r\n\r\nab",
-        [.sendContinue, ok("POST", body: "ab")]),
+        "identical Content-Length list",
+        "POST / HTTP/1.1\r\n\(host)Content-Length: 2, 2\r\n\r\nab",
+        [ok("POST", body: "ab")]
+    ),
+    ParserCase(
+        "Content-Length leading zeros",
+        "POST / HTTP/1.1\r\n\(host)Content-Length: 002\r\n\r\nab",
+        [ok("POST", body: "ab")]
+    ),
+    ParserCase(
+        "Expect 100-continue with a body",
+        "POST / HTTP/1.1\r\n\(host)Expect: 100-continue\r\nContent-Length: 2\r\n\r\nab",
+        [.sendContinue, ok("POST", body: "ab")]
+    ),
     ParserCase("Expect 100-continue without a body", "GET / HTTP/1.1\r\n\(host)Expect: 100-Continue\r\n\r\n", [ok()]),
-    ParserCase("Expect ignored on HTTP/1.0", "GET / HTTP/1.0\r\nExpect: 100-continue\r\n\r\n", [ok(keepAlive: false, version: .http1_0)]),
+    ParserCase(
+        "Expect ignored on HTTP/1.0",
+        "GET / HTTP/1.0\r\nExpect: 100-continue\r\n\r\n",
+        [ok(keepAlive: false, version: .http1_0)]
+    ),
     ParserCase("UTF-8 in a header value", "GET / HTTP/1.1\r\n\(host)X-Name: café\r\n\r\n", [ok()]),
     ParserCase("empty header value", "GET / HTTP/1.1\r\n\(host)X-Empty:\r\n\r\n", [ok()]),
     ParserCase("methods are case-sensitive tokens", "get / HTTP/1.1\r\n\(host)\r\n", [ok("get")]),
     ParserCase(
-        "pipelined requests", "GET /1 HTTP/1.1\r\n\(host)\r\nPOST /2 HTTP/1.1\r\n\(host)Content-Length: 1\r\n\r\nxGET /3 HTTP/1.1\r\n\(host)\r\n",
-        [ok("GET", "/1"), ok("POST", "/2", body: "x"), ok("GET", "/3")]),
+        "pipelined requests",
+        "GET /1 HTTP/1.1\r\n\(host)\r\nPOST /2 HTTP/1.1\r\n\(host)Content-Length: 1\r\n\r\nx"
+            + "GET /3 HTTP/1.1\r\n\(host)\r\n",
+        [ok("GET", "/1"), ok("POST", "/2", body: "x"), ok("GET", "/3")]
+    ),
     ParserCase("incomplete head waits", "GET / HTTP/1.1\r\n\(host)", []),
     ParserCase("incomplete body waits", "POST / HTTP/1.1\r\n\(host)Content-Length: 10\r\n\r\nabc", []),
 
     // Request smuggling shapes.
     ParserCase(
-        "Content-Length with Transfer-Encoding", "POST / HTTP/1.1\r\n\(host)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-        [.reject(400)]),
-    ParserCase("chunked, identity", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked, identity\r\n\r\n", [.reject(400)]),
+        "Content-Length with Transfer-Encoding",
+        "POST / HTTP/1.1\r\n\(host)Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        [.reject(400)]
+    ),
     ParserCase(
-        "chunked then identity in two fields", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n",
-        [.reject(400)]),
-    ParserCase("chunked twice", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked, chunked\r\n\r\n", [.reject(400)]),
+        "chunked, identity",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked, identity\r\n\r\n",
+        [.reject(400)]
+    ),
+    ParserCase(
+        "chunked then identity in two fields",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n",
+        [.reject(400)]
+    ),
+    ParserCase(
+        "chunked twice",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked, chunked\r\n\r\n",
+        [.reject(400)]
+    ),
     ParserCase("identity only", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: identity\r\n\r\n", [.reject(501)]),
     ParserCase("gzip, chunked", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: gzip, chunked\r\n\r\n", [.reject(501)]),
     ParserCase("xchunked", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: xchunked\r\n\r\n", [.reject(501)]),
     ParserCase("space before colon", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding : chunked\r\n\r\n", [.reject(400)]),
     ParserCase("tab before colon", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding\t: chunked\r\n\r\n", [.reject(400)]),
     ParserCase(
-        "obs-fold continuation", "POST / HTTP/1.1\r\n\(host)X-A: b\r\n Transfer-Encoding: chunked\r\n\r\n", [.reject(400)]),
+        "obs-fold continuation",
+        "POST / HTTP/1.1\r\n\(host)X-A: b\r\n Transfer-Encoding: chunked\r\n\r\n",
+        [.reject(400)]
+    ),
     ParserCase("whitespace before first field", "GET / HTTP/1.1\r\n \(host)\r\n", [.reject(400)]),
-    ParserCase("Transfer-Encoding on HTTP/1.0", "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", [.reject(400)]),
     ParserCase(
-        "different duplicate Content-Length", "POST / HTTP/1.1\r\n\(host)Content-Length: 2\r\nContent-Length: 3\r\n\r\nabc",
-        [.reject(400)]),
-    ParserCase("different Content-Length list", "POST / HTTP/1.1\r\n\(host)Content-Length: 2, 3\r\n\r\nabc", [.reject(400)]),
-    ParserCase("Content-Length with plus sign", "POST / HTTP/1.1\r\n\(host)Content-Length: +5\r\n\r\nhello", [.reject(400)]),
+        "Transfer-Encoding on HTTP/1.0",
+        "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        [.reject(400)]
+    ),
+    ParserCase(
+        "different duplicate Content-Length",
+        "POST / HTTP/1.1\r\n\(host)Content-Length: 2\r\nContent-Length: 3\r\n\r\nabc",
+        [.reject(400)]
+    ),
+    ParserCase(
+        "different Content-Length list",
+        "POST / HTTP/1.1\r\n\(host)Content-Length: 2, 3\r\n\r\nabc",
+        [.reject(400)]
+    ),
+    ParserCase(
+        "Content-Length with plus sign",
+        "POST / HTTP/1.1\r\n\(host)Content-Length: +5\r\n\r\nhello",
+        [.reject(400)]
+    ),
     ParserCase("negative Content-Length", "POST / HTTP/1.1\r\n\(host)Content-Length: -1\r\n\r\n", [.reject(400)]),
     ParserCase("space inside Content-Length", "POST / HTTP/1.1\r\n\(host)Content-Length: 1 2\r\n\r\n", [.reject(400)]),
     ParserCase("empty Content-Length", "POST / HTTP/1.1\r\n\(host)Content-Length:\r\n\r\n", [.reject(400)]),
     ParserCase("hex Content-Length", "POST / HTTP/1.1\r\n\(host)Content-Length: 0x5\r\n\r\n", [.reject(400)]),
     ParserCase(
-        "huge Content-Length", "POST / HTTP/1.1\r\n\(host)Content-Length: 99999999999999999999999999\r\n\r\n", [.reject(413)]),
-    ParserCase("Content-Length over the limit", "POST / HTTP/1.1\r\n\(host)Content-Length: 11534336\r\n\r\n", [.reject(413)]),
+        "huge Content-Length",
+        "POST / HTTP/1.1\r\n\(host)Content-Length: 99999999999999999999999999\r\n\r\n",
+        [.reject(413)]
+    ),
     ParserCase(
-        "chunk size overflow", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\n", [.reject(413)]),
-    ParserCase("chunk size 0x prefix", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n", [.reject(400)]),
+        "Content-Length over the limit",
+        "POST / HTTP/1.1\r\n\(host)Content-Length: 11534336\r\n\r\n",
+        [.reject(413)]
+    ),
+    ParserCase(
+        "chunk size overflow",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\n",
+        [.reject(413)]
+    ),
+    ParserCase(
+        "chunk size 0x prefix",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n",
+        [.reject(400)]
+    ),
     ParserCase("empty chunk size", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n\r\n", [.reject(400)]),
-    ParserCase("chunk size with leading space", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n 5\r\nhello\r\n0\r\n\r\n", [.reject(400)]),
-    ParserCase("negative chunk size", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n-1\r\n", [.reject(400)]),
     ParserCase(
-        "chunk data without CRLF", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n", [.reject(400)]),
+        "chunk size with leading space",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n 5\r\nhello\r\n0\r\n\r\n",
+        [.reject(400)]
+    ),
     ParserCase(
-        "chunk data longer than its size", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3\r\nhello\r\n0\r\n\r\n", [.reject(400)]),
+        "negative chunk size",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n-1\r\n",
+        [.reject(400)]
+    ),
     ParserCase(
-        "chunk line with bare LF", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n", [.reject(400)]),
+        "chunk data without CRLF",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n",
+        [.reject(400)]
+    ),
     ParserCase(
-        "chunked body over the limit", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n5\r\nworld\r\n0\r\n\r\n",
-        [.reject(413)], limits: limits { $0.maxBodySize = 8 }),
+        "chunk data longer than its size",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n3\r\nhello\r\n0\r\n\r\n",
+        [.reject(400)]
+    ),
     ParserCase(
-        "chunk extension too long", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5;aaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\nhello\r\n0\r\n\r\n",
-        [.reject(400)], limits: limits { $0.maxChunkLineLength = 16 }),
+        "chunk line with bare LF",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n",
+        [.reject(400)]
+    ),
     ParserCase(
-        "invalid trailer field", "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer: x\r\n\r\n", [.reject(400)]),
+        "chunked body over the limit",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n5\r\nworld\r\n0\r\n\r\n",
+        [.reject(413)],
+        limits: limits { $0.maxBodySize = 8 }
+    ),
+    ParserCase(
+        "chunk extension too long",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n"
+            + "5;aaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\nhello\r\n0\r\n\r\n",
+        [.reject(400)],
+        limits: limits { $0.maxChunkLineLength = 16 }
+    ),
+    ParserCase(
+        "invalid trailer field",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer: x\r\n\r\n",
+        [.reject(400)]
+    ),
 
     // Request line.
     ParserCase("bare LF line endings", "GET / HTTP/1.1\nHost: a\n\n", [.reject(400)]),
@@ -233,8 +356,11 @@ let parserCases: [ParserCase] = [
     ParserCase("invalid UTF-8 in path", "GET /a%FF HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
     ParserCase("invalid escape in query", "GET /a?x=%G1 HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
     ParserCase(
-        "target over the limit", "GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa HTTP/1.1\r\n\(host)\r\n", [.reject(414)],
-        limits: limits { $0.maxTargetLength = 16 }),
+        "target over the limit",
+        "GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa HTTP/1.1\r\n\(host)\r\n",
+        [.reject(414)],
+        limits: limits { $0.maxTargetLength = 16 }
+    ),
 
     // Header fields.
     ParserCase("NUL in a header value", "GET / HTTP/1.1\r\n\(host)X-A: a\u{0}b\r\n\r\n", [.reject(400)]),
@@ -242,22 +368,41 @@ let parserCases: [ParserCase] = [
     ParserCase("header without colon", "GET / HTTP/1.1\r\n\(host)X-A\r\n\r\n", [.reject(400)]),
     ParserCase("empty header name", "GET / HTTP/1.1\r\n\(host): x\r\n\r\n", [.reject(400)]),
     ParserCase("invalid header name character", "GET / HTTP/1.1\r\n\(host)X@A: x\r\n\r\n", [.reject(400)]),
-    ParserCase("unsupported expectation", "POST / HTTP/1.1\r\n\(host)Expect: 200-ok\r\nContent-Length: 1\r\n\r\nx", [.reject(417)]),
     ParserCase(
-        "Expect 100-continue over the body limit", "POST / HTTP/1.1\r\n\(host)Expect: 100-continue\r\nContent-Length: 100\r\n\r\n",
-        [.reject(413)], limits: limits { $0.maxBodySize = 10 }),
+        "unsupported expectation",
+        "POST / HTTP/1.1\r\n\(host)Expect: 200-ok\r\nContent-Length: 1\r\n\r\nx",
+        [.reject(417)]
+    ),
     ParserCase(
-        "too many header fields", "GET / HTTP/1.1\r\n\(host)A: 1\r\nB: 2\r\nC: 3\r\n\r\n", [.reject(431)],
-        limits: limits { $0.maxHeaderCount = 3 }),
+        "Expect 100-continue over the body limit",
+        "POST / HTTP/1.1\r\n\(host)Expect: 100-continue\r\nContent-Length: 100\r\n\r\n",
+        [.reject(413)],
+        limits: limits { $0.maxBodySize = 10 }
+    ),
     ParserCase(
-        "head over the size limit", "GET / HTTP/1.1\r\n\(host)X-Long: \(String(repeating: "v", count: 100))\r\n\r\n", [.reject(431)],
-        limits: limits { $0.maxHeadSize = 64 }),
+        "too many header fields",
+        "GET / HTTP/1.1\r\n\(host)A: 1\r\nB: 2\r\nC: 3\r\n\r\n",
+        [.reject(431)],
+        limits: limits { $0.maxHeaderCount = 3 }
+    ),
     ParserCase(
-        "leading empty lines count toward the head limit", String(repeating: "\r\n", count: 40) + "GET / HTTP/1.1\r\n\(host)\r\n",
-        [.reject(431)], limits: limits { $0.maxHeadSize = 64 }),
+        "head over the size limit",
+        "GET / HTTP/1.1\r\n\(host)X-Long: \(String(repeating: "v", count: 100))\r\n\r\n",
+        [.reject(431)],
+        limits: limits { $0.maxHeadSize = 64 }
+    ),
+    ParserCase(
+        "leading empty lines count toward the head limit",
+        String(repeating: "\r\n", count: 40) + "GET / HTTP/1.1\r\n\(host)\r\n",
+        [.reject(431)],
+        limits: limits { $0.maxHeadSize = 64 }
+    ),
     ParserCase("invalid byte in target", bytes: Array("GET /\u{7F} HTTP/1.1\r\n\(host)\r\n".utf8), [.reject(400)]),
     ParserCase(
-        "request after a rejected one is not parsed", "GET / HTTP/2.0\r\n\(host)\r\nGET / HTTP/1.1\r\n\(host)\r\n", [.reject(505)]),
+        "request after a rejected one is not parsed",
+        "GET / HTTP/2.0\r\n\(host)\r\nGET / HTTP/1.1\r\n\(host)\r\n",
+        [.reject(505)]
+    ),
 ]
 
 @Suite struct RequestParserTests {
@@ -277,7 +422,9 @@ let parserCases: [ParserCase] = [
     func parse_splitAtEveryBoundary(_ testCase: ParserCase) {
         for split in 0...testCase.raw.count {
             let events = parse(
-                [testCase.raw[..<split], testCase.raw[split...]], limits: testCase.limits)
+                [testCase.raw[..<split], testCase.raw[split...]],
+                limits: testCase.limits
+            )
             #expect(events == testCase.expected, "split at \(split)")
         }
     }
@@ -292,7 +439,9 @@ let parserCases: [ParserCase] = [
     /// Headers, query pairs and the raw path of a parsed request are exposed as sent.
     @Test func parse_exposesHeadersQueryAndRawPath() throws {
         var parser = RequestParser(limits: HTTPLimits())
-        parser.feed(Array("GET /a%20b?x=1&y=two+words&flag HTTP/1.1\r\nHost: h\r\nX-Multi: 1\r\nx-multi: 2\r\n\r\n".utf8))
+        parser.feed(
+            Array("GET /a%20b?x=1&y=two+words&flag HTTP/1.1\r\nHost: h\r\nX-Multi: 1\r\nx-multi: 2\r\n\r\n".utf8)
+        )
         guard case .requestComplete(let request) = parser.next() else {
             Issue.record("request not parsed")
             return
@@ -309,7 +458,11 @@ let parserCases: [ParserCase] = [
     /// Trailer fields of a chunked body are kept apart from the header fields.
     @Test func parse_keepsTrailersApart() throws {
         var parser = RequestParser(limits: HTTPLimits())
-        parser.feed(Array("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nz\r\n0\r\nX-Check: 9\r\n\r\n".utf8))
+        parser.feed(
+            Array(
+                "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nz\r\n0\r\nX-Check: 9\r\n\r\n".utf8
+            )
+        )
         guard case .requestComplete(let request) = parser.next() else {
             Issue.record("request not parsed")
             return
