@@ -56,8 +56,8 @@ struct MigrateCommand: ParsableCommand {
                 print(Self.describe(try directory.status(of: pool)), terminator: "")
                 return
             }
-            var logger = Logger(label: "sqlited.migrate")
-            logger.logLevel = .warning
+            // The command prints its own lines; the library's log lines would repeat them.
+            let logger = Logger(label: "sqlited.migrate") { _ in SwiftLogNoOpLogHandler() }
             let applied = try directory.apply(to: pool, logger: logger)
             for name in applied {
                 print("applied \(name)")
