@@ -29,8 +29,10 @@ extension Database {
         let (_, source) = try openConnection()
         if access(destinationPath, F_OK) == 0 {
             throw DatabaseError(
-                kind: .sqlite, extendedResultCode: .SQLITE_CANTOPEN,
-                message: "the backup destination already exists")
+                kind: .sqlite,
+                extendedResultCode: .SQLITE_CANTOPEN,
+                message: "the backup destination already exists"
+            )
         }
         let partialPath = destinationPath + ".partial"
         // A leftover of an interrupted backup is ours to replace.
@@ -51,7 +53,8 @@ extension Database {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let openCode = sqlite3_open_v2(path, &destination, flags, nil)
         guard openCode == SQLITE_OK, let destination else {
-            let message = destination.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(openCode))
+            let message =
+                destination.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(openCode))
             sqlite3_close_v2(destination)
             throw DatabaseError(kind: .sqlite, extendedResultCode: ResultCode(rawValue: openCode), message: message)
         }
@@ -61,8 +64,10 @@ extension Database {
             // sqlite3_backup_init reports its error on the destination connection.
             let code = sqlite3_extended_errcode(destination)
             throw DatabaseError(
-                kind: .sqlite, extendedResultCode: ResultCode(rawValue: code),
-                message: String(cString: sqlite3_errmsg(destination)))
+                kind: .sqlite,
+                extendedResultCode: ResultCode(rawValue: code),
+                message: String(cString: sqlite3_errmsg(destination))
+            )
         }
         let stepCode = sqlite3_backup_step(backup, -1)
         // sqlite3_backup_finish releases the locks and sets the destination's error code from the backup's outcome.
@@ -83,8 +88,10 @@ extension Database {
         }
         if finishCode != SQLITE_OK {
             throw DatabaseError(
-                kind: .sqlite, extendedResultCode: ResultCode(rawValue: finishCode),
-                message: String(cString: sqlite3_errmsg(destination)))
+                kind: .sqlite,
+                extendedResultCode: ResultCode(rawValue: finishCode),
+                message: String(cString: sqlite3_errmsg(destination))
+            )
         }
     }
 }
@@ -116,8 +123,10 @@ private enum BackupFile {
 
     private static func fileError(_ code: Int32, _ message: String?) -> DatabaseError {
         DatabaseError(
-            kind: .sqlite, extendedResultCode: .SQLITE_CANTOPEN,
-            message: message ?? "could not create the backup file: \(String(cString: strerror(code)))")
+            kind: .sqlite,
+            extendedResultCode: .SQLITE_CANTOPEN,
+            message: message ?? "could not create the backup file: \(String(cString: strerror(code)))"
+        )
     }
 
     private static func syncDirectory(of path: String) {

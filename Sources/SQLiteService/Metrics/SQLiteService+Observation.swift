@@ -34,14 +34,16 @@ extension SQLiteService {
         // The path and status only: never the query string, the body or header fields, which may carry bound
         // values or tokens.
         logger.log(
-            level: options.requestLogLevel, "request",
+            level: options.requestLogLevel,
+            "request",
             metadata: [
                 "method": "\(Self.printable(request.method))",
                 "path": "\(Self.printable(request.path))",
                 "status": "\(status)",
                 "duration_ms": "\(Self.milliseconds(duration))",
                 "bytes": "\(bytes.map(String.init) ?? "-")",
-            ])
+            ]
+        )
     }
 
     /// Runs `body` on `db` and adds the statement cache lookups it made to the metrics.

@@ -110,9 +110,17 @@ public final class ServiceMetrics: Sendable {
             }
             let dimensions = [("endpoint", key.endpoint), ("status", String(status))]
             let created = RequestSeries(
-                count: CoreMetrics.Counter(label: "sqlited_http_requests_total", dimensions: dimensions, factory: factory),
+                count: CoreMetrics.Counter(
+                    label: "sqlited_http_requests_total",
+                    dimensions: dimensions,
+                    factory: factory
+                ),
                 duration: CoreMetrics.Timer(
-                    label: "sqlited_http_request_duration_seconds", dimensions: dimensions, factory: factory))
+                    label: "sqlited_http_request_duration_seconds",
+                    dimensions: dimensions,
+                    factory: factory
+                )
+            )
             series[key] = created
             return created
         }

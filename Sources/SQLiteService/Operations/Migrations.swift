@@ -53,7 +53,9 @@ public struct Migrations: Sendable {
             }
             guard let version = Self.version(ofFileNamed: name) else {
                 throw MigrationError(
-                    file: name, message: "the name must be a number, then _ or -, then a name, such as 001_create.sql")
+                    file: name,
+                    message: "the name must be a number, then _ or -, then a name, such as 001_create.sql"
+                )
             }
             if let other = byVersion[version] {
                 let pair = [other, name].sorted()
@@ -109,13 +111,17 @@ public struct Migrations: Sendable {
         do {
             current = try pool.read { db in Int(try db.int64(sql: "PRAGMA user_version") ?? 0) }
         } catch {
-            throw MigrationError(file: nil, message: "cannot read PRAGMA user_version: \(Self.message(of: error, db: nil))")
+            throw MigrationError(
+                file: nil,
+                message: "cannot read PRAGMA user_version: \(Self.message(of: error, db: nil))"
+            )
         }
         return MigrationStatus(
             currentVersion: current,
             latestVersion: latestVersion,
             applied: files.filter { $0.version <= current }.map(\.name),
-            pending: files.filter { $0.version > current }.map(\.name))
+            pending: files.filter { $0.version > current }.map(\.name)
+        )
     }
 
     /// Applies the pending files in order, each in its own transaction.
@@ -130,7 +136,8 @@ public struct Migrations: Sendable {
             throw MigrationError(
                 file: nil,
                 message: "the database is at version \(status.currentVersion), "
-                    + "newer than the last migration (\(latestVersion))")
+                    + "newer than the last migration (\(latestVersion))"
+            )
         }
         var applied: [String] = []
         for file in files where file.version > status.currentVersion {
@@ -164,7 +171,9 @@ public struct Migrations: Sendable {
         }
         guard current == file.version - 1 else {
             throw MigrationError(
-                file: file.name, message: "the database is at version \(current), expected \(file.version - 1)")
+                file: file.name,
+                message: "the database is at version \(current), expected \(file.version - 1)"
+            )
         }
         let statements = db.statements(in: file.sql)
         while true {
@@ -180,7 +189,8 @@ public struct Migrations: Sendable {
             if TransactionControl.classify(statement.sql) == .transaction {
                 throw MigrationError(
                     file: file.name,
-                    message: "BEGIN, COMMIT, END and ROLLBACK are not allowed: each file runs in its own transaction")
+                    message: "BEGIN, COMMIT, END and ROLLBACK are not allowed: each file runs in its own transaction"
+                )
             }
             do {
                 while try statement.step() {}

@@ -30,8 +30,10 @@ extension SQLiteService {
         logger.info(
             "backup written",
             metadata: [
-                "file": "\(name)", "size": "\(size)", "duration_ms": "\((ContinuousClock.now - started) / .milliseconds(1))",
-            ])
+                "file": "\(name)", "size": "\(size)",
+                "duration_ms": "\((ContinuousClock.now - started) / .milliseconds(1))",
+            ]
+        )
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("file")

@@ -84,8 +84,12 @@ import Testing
             while !stop.load(ordering: .relaxed) {
                 let response = service.handle(
                     HTTPRequest(
-                        method: "POST", target: "/transaction", headers: ["Content-Type": "application/json"],
-                        body: Array(body.utf8)))
+                        method: "POST",
+                        target: "/transaction",
+                        headers: ["Content-Type": "application/json"],
+                        body: Array(body.utf8)
+                    )
+                )
                 if response.status.code != 200 {
                     failures.withLock { $0.append(response.status.code) }
                 }
@@ -145,9 +149,11 @@ import Testing
         let date = Date(timeIntervalSince1970: 1_769_903_999.123)  // 2026-01-31 23:59:59.123 UTC
         #expect(
             SQLiteService.backupFileName(databasePath: "/var/lib/sqlited/app.sqlite", date: date, attempt: 0)
-                == "app-20260131T235959.123Z.sqlite")
+                == "app-20260131T235959.123Z.sqlite"
+        )
         #expect(
             SQLiteService.backupFileName(databasePath: "data", date: date, attempt: 2)
-                == "data-20260131T235959.123Z-2.db")
+                == "data-20260131T235959.123Z-2.db"
+        )
     }
 }

@@ -109,7 +109,8 @@ import Testing
             CREATE TABLE posts(id INTEGER PRIMARY KEY, user_id INTEGER REFERENCES users(id), body TEXT);
             CREATE INDEX posts_user ON posts(user_id);
             INSERT INTO users(name) VALUES ('a;b');
-            """)
+            """
+        )
         let migrations = try Migrations(directory: migrationsPath)
 
         let applied = try migrations.apply(to: fixture.pool, logger: logger)
@@ -156,7 +157,9 @@ import Testing
     /// Checks that a file with a syntax error in a later statement fails and is rolled back.
     @Test func apply_syntaxErrorRollsBackFile() throws {
         try write("001_a.sql", "CREATE TABLE a(x); CREATE TABLEE b(x);")
-        let error = migrationError { _ = try Migrations(directory: migrationsPath).apply(to: fixture.pool, logger: logger) }
+        let error = migrationError {
+            _ = try Migrations(directory: migrationsPath).apply(to: fixture.pool, logger: logger)
+        }
         #expect(error?.file == "001_a.sql")
         #expect(error?.message.contains("syntax error") == true)
         #expect(try userVersion() == 0)
@@ -181,7 +184,9 @@ import Testing
     /// Checks that migrations run under the service's SQL policy when the pool was prepared by the service.
     @Test func apply_obeysSQLPolicy() throws {
         try write("001_a.sql", "ATTACH DATABASE ':memory:' AS other;")
-        let error = migrationError { _ = try Migrations(directory: migrationsPath).apply(to: fixture.pool, logger: logger) }
+        let error = migrationError {
+            _ = try Migrations(directory: migrationsPath).apply(to: fixture.pool, logger: logger)
+        }
         #expect(error?.file == "001_a.sql")
         #expect(error?.message.contains("ATTACH") == true)
         #expect(try userVersion() == 0)
@@ -218,7 +223,9 @@ import Testing
     /// Checks that a file holding only comments is applied and advances the version.
     @Test func apply_acceptsCommentOnlyFile() throws {
         try write("001_nothing.sql", "-- intentionally empty\n/* nothing */\n")
-        #expect(try Migrations(directory: migrationsPath).apply(to: fixture.pool, logger: logger) == ["001_nothing.sql"])
+        #expect(
+            try Migrations(directory: migrationsPath).apply(to: fixture.pool, logger: logger) == ["001_nothing.sql"]
+        )
         #expect(try userVersion() == 1)
     }
 }

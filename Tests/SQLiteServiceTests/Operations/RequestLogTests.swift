@@ -32,14 +32,20 @@ import Testing
         for _ in 0..<2 {
             _ = fixture.service.handle(
                 .init(
-                    method: "POST", target: "/update?secret=query-9c1e", headers: headers,
-                    body: Array(#"{"sql": "INSERT INTO t VALUES (?)", "params": ["value-5d2b"]}"#.utf8)))
+                    method: "POST",
+                    target: "/update?secret=query-9c1e",
+                    headers: headers,
+                    body: Array(#"{"sql": "INSERT INTO t VALUES (?)", "params": ["value-5d2b"]}"#.utf8)
+                )
+            )
         }
 
         let text = fixture.logs.records.map { "\($0.message) \($0.metadata)" }.joined(separator: "\n")
-        #expect(fixture.logs.records.filter { $0.message == "request" }.map { $0.metadata["status"] } == [
-            "200", "200", "409",
-        ])
+        #expect(
+            fixture.logs.records.filter { $0.message == "request" }.map { $0.metadata["status"] } == [
+                "200", "200", "409",
+            ]
+        )
         for secret in ["value-5d2b", "token-7f3a", "query-9c1e", "INSERT"] {
             #expect(!text.contains(secret))
         }

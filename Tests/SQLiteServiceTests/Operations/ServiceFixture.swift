@@ -19,7 +19,9 @@ final class ServiceFixture {
     ///   - options: The service's options; `metrics` is filled in when `withMetrics` is true.
     ///   - busyTimeout: The connections' busy timeout (short to provoke `SQLITE_BUSY` without waiting).
     init(
-        options: ServiceOptions = ServiceOptions(), withMetrics: Bool = true, readers: Int = 2,
+        options: ServiceOptions = ServiceOptions(),
+        withMetrics: Bool = true,
+        readers: Int = 2,
         busyTimeout: Duration = .seconds(5)
     ) throws {
         directory = FileManager.default.temporaryDirectory
@@ -33,7 +35,9 @@ final class ServiceFixture {
         }
         let path = directory.appendingPathComponent("app.sqlite").path
         pool = try DatabasePool(
-            path: path, configuration: .init(maximumReaderCount: readers, configuration: configuration))
+            path: path,
+            configuration: .init(maximumReaderCount: readers, configuration: configuration)
+        )
         var options = options
         if withMetrics {
             options.metrics = ServiceMetrics(databasePath: path)
@@ -64,7 +68,8 @@ final class ServiceFixture {
             headers.add(name: "Content-Type", value: "application/json")
         }
         return service.handle(
-            HTTPRequest(method: method, target: target, headers: headers, body: Array((json ?? "").utf8)))
+            HTTPRequest(method: method, target: target, headers: headers, body: Array((json ?? "").utf8))
+        )
     }
 
     /// The metrics text of `GET /metrics`.

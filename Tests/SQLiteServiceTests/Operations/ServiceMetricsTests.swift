@@ -30,7 +30,8 @@ import Testing
         #expect(sample(#"sqlited_http_request_duration_seconds_count{endpoint="/query",status="200"}"#, in: text) == 2)
         #expect(
             sample(#"sqlited_http_request_duration_seconds_bucket{endpoint="/query",status="200",le="+Inf"}"#, in: text)
-                == 2)
+                == 2
+        )
         #expect(text.contains("# TYPE sqlited_http_request_duration_seconds histogram"))
         #expect(!text.contains("/no/such/path"))
     }
@@ -126,7 +127,8 @@ import Testing
     /// Checks which error codes count as busy and as locked.
     @Test func recordFailure_classifiesBusyAndLockedCodes() {
         let metrics = ServiceMetrics(databasePath: "/nonexistent/db.sqlite")
-        for code in ["SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT", "SQLITE_LOCKED_SHAREDCACHE", "UNAVAILABLE", "SQLITE_ERROR"] {
+        for code in ["SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT", "SQLITE_LOCKED_SHAREDCACHE", "UNAVAILABLE", "SQLITE_ERROR"]
+        {
             metrics.recordFailure(code: code)
         }
         let text = String(decoding: metrics.render(), as: UTF8.self)
@@ -149,6 +151,11 @@ import Testing
     /// A thread-safe counter for the provider closure.
     final class Counter: Sendable {
         private let value = Mutex(0)
-        func next() -> Int { value.withLock { $0 += 1; return $0 } }
+        func next() -> Int {
+            value.withLock {
+                $0 += 1
+                return $0
+            }
+        }
     }
 }
