@@ -14,6 +14,9 @@ public final class SQLiteService: HTTPHandler {
     let pool: DatabasePool
     let logger: Logger
     private let state: Mutex<(limits: ServiceLimits, available: Bool)>
+    private let operationalOptions: Mutex<ServiceOptions>
+    /// Held while a `POST /backup` runs, so that backups run one at a time.
+    let backupSerializer = Mutex<Void>(())
 
     /// Creates the service.
     ///
@@ -22,11 +25,16 @@ public final class SQLiteService: HTTPHandler {
     ///     ``SQLiteService/prepareConnection(_:role:limits:)``.
     ///   - limits: Request limits; may be changed later with ``setLimits(_:)``.
     ///   - version: Reported by `GET /health`.
-    public init(pool: DatabasePool, limits: ServiceLimits = ServiceLimits(), version: String, logger: Logger) {
+    ///   - options: Backups, request log and metrics; may be changed later with ``setOptions(_:)``.
+    public init(
+        pool: DatabasePool, limits: ServiceLimits = ServiceLimits(), version: String, logger: Logger,
+        options: ServiceOptions = ServiceOptions()
+    ) {
         self.pool = pool
         self.version = version
         self.logger = logger
         self.state = Mutex((limits, false))
+        self.operationalOptions = Mutex(options)
     }
 
     /// The limits in force.
@@ -35,6 +43,14 @@ public final class SQLiteService: HTTPHandler {
     /// Replaces the limits; requests that start afterwards use the new ones.
     public func setLimits(_ limits: ServiceLimits) {
         state.withLock { $0.limits = limits }
+    }
+
+    /// The operational options in force.
+    public var options: ServiceOptions { operationalOptions.withLock { $0 } }
+
+    /// Replaces the operational options (a reload); requests that start afterwards use the new ones.
+    public func setOptions(_ options: ServiceOptions) {
+        operationalOptions.withLock { $0 = options }
     }
 
     /// Whether `/health` reports ok; false while starting and shutting down.
@@ -66,14 +82,20 @@ public final class SQLiteService: HTTPHandler {
     // MARK: HTTPHandler
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let started = ContinuousClock.now
+        let response: HTTPResponse
+        var errorCode: String?
         do {
-            return try route(request)
+            response = try route(request)
         } catch {
             if error.status >= 500 {
                 logger.error("request failed", metadata: ["path": "\(request.path)", "code": "\(error.code)"])
             }
-            return Self.errorResponse(error)
+            errorCode = error.code
+            response = Self.errorResponse(error)
         }
+        observe(request, response: response, errorCode: errorCode, duration: ContinuousClock.now - started)
+        return response
     }
 
     private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -95,6 +117,12 @@ public final class SQLiteService: HTTPHandler {
         case "/schema":
             try Self.requireGet(request)
             return try schema()
+        case "/metrics":
+            try Self.requireGet(request)
+            return try metricsResponse()
+        case "/backup":
+            guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
+            return try backupResponse(request)
         default:
             if path.hasPrefix("/schema/") {
                 try Self.requireGet(request)
@@ -111,7 +139,7 @@ public final class SQLiteService: HTTPHandler {
     }
 
     /// The path cut short and stripped of control characters, for messages.
-    private static func printable(_ path: String) -> String {
+    static func printable(_ path: String) -> String {
         let clipped = path.unicodeScalars.prefix(200).filter { $0.value >= 0x20 && $0.value != 0x7F }
         return String(String.UnicodeScalarView(clipped))
     }

@@ -4,7 +4,7 @@ extension SQLiteService {
     /// Runs `body` on a reader connection, in one read transaction.
     func onReader<T>(_ body: (Database) throws(APIError) -> T) throws(APIError) -> T {
         do {
-            return try pool.read { db in try body(db) }
+            return try pool.read { db in try countingStatementCache(db, body) }
         } catch {
             throw APIError(error, db: nil)
         }
@@ -21,7 +21,7 @@ extension SQLiteService {
                         try? db.rollback()
                     }
                 }
-                return try body(db)
+                return try countingStatementCache(db, body)
             }
         } catch {
             throw APIError(error, db: nil)

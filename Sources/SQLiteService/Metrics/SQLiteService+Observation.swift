@@ -1,0 +1,81 @@
+import HTTPServer
+import Logging
+import SQLiteEngine
+
+extension SQLiteService {
+    /// `GET /metrics`: the Prometheus text exposition, or 404 when the service has no metrics.
+    func metricsResponse() throws(APIError) -> HTTPResponse {
+        guard let metrics = options.metrics else {
+            throw .notFound("no endpoint at GET /metrics: metrics are not enabled")
+        }
+        var response = HTTPResponse(status: .init(code: 200), body: .bytes(metrics.render()))
+        response.headers.set(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
+        return response
+    }
+
+    /// Records a finished request in the metrics and writes its one log line.
+    ///
+    /// - Parameter errorCode: The API error code when the handler threw one; otherwise the code is read from an
+    ///   error body the endpoint wrote itself (a failed `/batch`).
+    func observe(_ request: HTTPRequest, response: HTTPResponse, errorCode: String?, duration: Duration) {
+        let options = self.options
+        let status = Int(response.status.code)
+        let bytes: Int?
+        switch response.body {
+        case .bytes(let body): bytes = body.count
+        case .stream: bytes = nil
+        }
+        if let metrics = options.metrics {
+            metrics.recordRequest(path: request.path, status: status, duration: duration)
+            if let code = errorCode ?? Self.errorCode(in: response) {
+                metrics.recordFailure(code: code)
+            }
+        }
+        // The path and status only: never the query string, the body or header fields, which may carry bound
+        // values or tokens.
+        logger.log(
+            level: options.requestLogLevel,
+            "request",
+            metadata: [
+                "method": "\(Self.printable(request.method))",
+                "path": "\(Self.printable(request.path))",
+                "status": "\(status)",
+                "duration_ms": "\(Self.milliseconds(duration))",
+                "bytes": "\(bytes.map(String.init) ?? "-")",
+            ]
+        )
+    }
+
+    /// Runs `body` on `db` and adds the statement cache lookups it made to the metrics.
+    func countingStatementCache<T>(_ db: Database, _ body: (Database) throws(APIError) -> T) throws(APIError) -> T {
+        guard let metrics = options.metrics else {
+            return try body(db)
+        }
+        let before = db.statementCacheStatistics
+        defer {
+            let after = db.statementCacheStatistics
+            metrics.recordStatementCache(hits: after.hits - before.hits, misses: after.misses - before.misses)
+        }
+        return try body(db)
+    }
+
+    /// The `error.code` of a JSON error body with a 5xx status, which only a busy or locked failure the endpoint
+    /// reported itself can have; nil for any other response.
+    private static func errorCode(in response: HTTPResponse) -> String? {
+        guard response.status.code >= 500, case .bytes(let body) = response.body,
+            case .object(let object)? = try? JSONParser().parse(body),
+            case .object(let error)? = object["error"], case .string(let code)? = error["code"]
+        else {
+            return nil
+        }
+        return code
+    }
+
+    /// Milliseconds with three decimals, as text.
+    private static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        let fraction = String(microseconds % 1000)
+        return "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}

@@ -1,0 +1,165 @@
+import CoreMetrics
+import Prometheus
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The service's metrics, recorded through swift-metrics into a private Prometheus registry and served by
+/// `GET /metrics` in the Prometheus text format.
+///
+/// The registry belongs to this object: it never bootstraps the process-wide `MetricsSystem`, so several services
+/// (and parallel tests) keep separate figures. Gauges that describe the present (open connections, file sizes) are
+/// read when the metrics are rendered.
+///
+/// | name | type | labels | meaning |
+/// |---|---|---|---|
+/// | `sqlited_http_requests_total` | counter | `endpoint`, `status` | requests answered |
+/// | `sqlited_http_request_duration_seconds` | histogram | `endpoint`, `status` | time to produce the response |
+/// | `sqlited_http_open_connections` | gauge | | client connections open now |
+/// | `sqlited_statement_cache_hits_total` | counter | | prepared statements reused from a connection's cache |
+/// | `sqlited_statement_cache_misses_total` | counter | | statements that had to be prepared |
+/// | `sqlited_sqlite_busy_errors_total` | counter | | requests that failed with `SQLITE_BUSY*` |
+/// | `sqlited_sqlite_locked_errors_total` | counter | | requests that failed with `SQLITE_LOCKED*` |
+/// | `sqlited_database_size_bytes` | gauge | | size of the database file |
+/// | `sqlited_wal_size_bytes` | gauge | | size of its `-wal` file (0 when absent) |
+///
+/// Related documentation: <https://prometheus.io/docs/instrumenting/exposition_formats/>
+public final class ServiceMetrics: Sendable {
+    /// The database file whose size (and WAL's) is reported.
+    public let databasePath: String
+    private let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let requestSeries = Mutex<[RequestKey: RequestSeries]>([:])
+    private let openConnectionsProvider = Mutex<(@Sendable () -> Int)?>(nil)
+    private let statementCacheHits: CoreMetrics.Counter
+    private let statementCacheMisses: CoreMetrics.Counter
+    private let busyErrors: CoreMetrics.Counter
+    private let lockedErrors: CoreMetrics.Counter
+    private let openConnections: CoreMetrics.Gauge
+    private let databaseSize: CoreMetrics.Gauge
+    private let walSize: CoreMetrics.Gauge
+
+    private struct RequestKey: Hashable {
+        var endpoint: String
+        var status: Int
+    }
+
+    private struct RequestSeries: Sendable {
+        var count: CoreMetrics.Counter
+        var duration: CoreMetrics.Timer
+    }
+
+    /// The endpoints that get their own label value; any other path is counted as `other`, so that clients cannot
+    /// create a series per path they make up.
+    static let endpoints: Set<String> = [
+        "/query", "/update", "/batch", "/transaction", "/health", "/schema", "/metrics", "/backup",
+    ]
+
+    /// Creates the metrics, with a registry of their own.
+    ///
+    /// - Parameter databasePath: The database file whose size and WAL size are reported.
+    public init(databasePath: String) {
+        self.databasePath = databasePath
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // From 1 ms (a cached point query) to 10 s (past the default statement time limit).
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+            .milliseconds(2500), .seconds(5), .seconds(10),
+        ]
+        self.registry = registry
+        self.factory = factory
+        statementCacheHits = CoreMetrics.Counter(label: "sqlited_statement_cache_hits_total", factory: factory)
+        statementCacheMisses = CoreMetrics.Counter(label: "sqlited_statement_cache_misses_total", factory: factory)
+        busyErrors = CoreMetrics.Counter(label: "sqlited_sqlite_busy_errors_total", factory: factory)
+        lockedErrors = CoreMetrics.Counter(label: "sqlited_sqlite_locked_errors_total", factory: factory)
+        openConnections = CoreMetrics.Gauge(label: "sqlited_http_open_connections", factory: factory)
+        databaseSize = CoreMetrics.Gauge(label: "sqlited_database_size_bytes", factory: factory)
+        walSize = CoreMetrics.Gauge(label: "sqlited_wal_size_bytes", factory: factory)
+    }
+
+    /// Sets where the open connection count comes from (the HTTP server's `openConnectionCount`); read at each
+    /// render. Without a provider the gauge stays 0.
+    public func setOpenConnectionsProvider(_ provider: @escaping @Sendable () -> Int) {
+        openConnectionsProvider.withLock { $0 = provider }
+    }
+
+    /// The metrics in the Prometheus text exposition format (version 0.0.4), gauges refreshed first.
+    public func render() -> [UInt8] {
+        if let provider = openConnectionsProvider.withLock({ $0 }) {
+            openConnections.record(provider())
+        }
+        databaseSize.record(Self.fileSize(databasePath))
+        walSize.record(Self.fileSize(databasePath + "-wal"))
+        return registry.emitToBuffer()
+    }
+
+    // MARK: Recording
+
+    /// Counts one answered request and its duration; `path` is reduced to a known endpoint label.
+    func recordRequest(path: String, status: Int, duration: Duration) {
+        let key = RequestKey(endpoint: Self.endpointLabel(path), status: status)
+        let series = requestSeries.withLock { series in
+            if let existing = series[key] {
+                return existing
+            }
+            let dimensions = [("endpoint", key.endpoint), ("status", String(status))]
+            let created = RequestSeries(
+                count: CoreMetrics.Counter(
+                    label: "sqlited_http_requests_total",
+                    dimensions: dimensions,
+                    factory: factory
+                ),
+                duration: CoreMetrics.Timer(
+                    label: "sqlited_http_request_duration_seconds",
+                    dimensions: dimensions,
+                    factory: factory
+                )
+            )
+            series[key] = created
+            return created
+        }
+        series.count.increment()
+        let (seconds, attoseconds) = duration.components
+        series.duration.recordNanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+    }
+
+    /// Adds statement cache lookups made by one request.
+    func recordStatementCache(hits: Int, misses: Int) {
+        if hits > 0 { statementCacheHits.increment(by: hits) }
+        if misses > 0 { statementCacheMisses.increment(by: misses) }
+    }
+
+    /// Counts a request that failed with the error `code` when it is a busy or locked error.
+    func recordFailure(code: String) {
+        if code.hasPrefix("SQLITE_BUSY") {
+            busyErrors.increment()
+        } else if code.hasPrefix("SQLITE_LOCKED") {
+            lockedErrors.increment()
+        }
+    }
+
+    /// The `endpoint` label for a request path.
+    static func endpointLabel(_ path: String) -> String {
+        if endpoints.contains(path) {
+            return path
+        }
+        if path.hasPrefix("/schema/") {
+            return "/schema/{table}"
+        }
+        return "other"
+    }
+
+    private static func fileSize(_ path: String) -> Int64 {
+        // stat(2), not open(2): opening the database file in this process and closing it would drop SQLite's POSIX
+        // locks on it.
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        return Int64(info.st_size)
+    }
+}

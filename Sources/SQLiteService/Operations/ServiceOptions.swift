@@ -1,0 +1,19 @@
+public import Logging
+
+/// Operational settings of the service: backups, the request log and metrics.
+///
+/// All of them may change while serving, with ``SQLiteService/setOptions(_:)``; requests that start afterwards use
+/// the new values.
+public struct ServiceOptions: Sendable {
+    /// Where `POST /backup` writes its files; `nil` turns the endpoint off (it answers 404 `NOT_FOUND`).
+    ///
+    /// The directory is created (with its parents) on the first backup when missing.
+    public var backupDirectory: String? = nil
+    /// The level of the one line logged per request (method, path, status, duration, bytes).
+    public var requestLogLevel: Logger.Level = .info
+    /// The metrics `GET /metrics` reports and every request updates; `nil` turns the endpoint off (it answers 404
+    /// `NOT_FOUND`) and records nothing.
+    public var metrics: ServiceMetrics? = nil
+
+    public init() {}
+}
