@@ -257,9 +257,10 @@ import Testing
         let statistics = try #require(server.connectionStatistics().first)
         let chunkFraming = 16
         #expect(statistics.maxObservedPendingOutput <= limits.maxPendingOutput + chunk.count + chunkFraming)
-        // The producer is held back too: it made no progress while the client was not reading.
-        #expect(produced.withLock { $0 } == producedWhenBlocked)
+        // The producer is held back too: the kernel's socket buffers may still absorb some output (they grow with
+        // autotuning), but far from the 200 MiB the client asked for.
         #expect(producedWhenBlocked < 50 * 256)
+        #expect(produced.withLock { $0 } < 50 * 256)
         await server.shutdown(gracePeriod: .milliseconds(100))
         #expect(server.openConnectionCount == 0)
     }
