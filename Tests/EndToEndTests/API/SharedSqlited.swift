@@ -21,7 +21,9 @@ final class SharedSqlited: @unchecked Sendable {
 
     private init() throws {
         directory = try TemporaryDirectory(prefix: "sqlited-e2eapi")
-        process = try ServerProcess.startSqlited(directory: directory.url)
+        // SQLITED_E2E_SERVER_LOG=path: run the shared server at debug level and write its stderr there at exit.
+        let logLevel = ProcessInfo.processInfo.environment["SQLITED_E2E_SERVER_LOG"] == nil ? "info" : "debug"
+        process = try ServerProcess.startSqlited(directory: directory.url, extraArguments: ["--log-level", logLevel])
         baseURL = process.baseURL
     }
 
@@ -40,6 +42,10 @@ final class SharedSqlited: @unchecked Sendable {
     private static func stopRunning() {
         guard let server = running.withLock({ $0.take() }) else { return }
         server.process.kill()
+        if let logPath = ProcessInfo.processInfo.environment["SQLITED_E2E_SERVER_LOG"] {
+            server.process.waitForOutputToEnd()
+            try? server.process.stderrLines.joined(separator: "\n").write(toFile: logPath, atomically: true, encoding: .utf8)
+        }
         try? FileManager.default.removeItem(at: server.directory.url)
     }
 

@@ -126,4 +126,33 @@ import Testing
         #expect(response.closesConnection)
         #expect(!client.isConnected)
     }
+
+    /// Every request on a fresh connection is answered, under many short connections opened at once (64 threads,
+    /// 50 connections each, `GET /health` with `Connection: close`). The loss this guards against is rare (about one
+    /// connection in a few thousand on a loaded 2-core machine), so one run may pass even with the bug present.
+    @Test(.disabled("HTTPServer sometimes never answers the first request of a fresh connection; see report"))
+    func freshConnections_areAllAnswered() throws {
+        let server = try SharedSqlited.get()
+        let failures = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for _ in 0..<64 {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                for _ in 0..<50 {
+                    do {
+                        let client = try HTTPTestClient(baseURL: server.baseURL, timeoutSeconds: 20)
+                        try client.sendRaw("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                        let response = try client.readResponse()
+                        if response.status != 200 { failures.withLock { $0.append("status \(response.status)") } }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+            thread.start()
+        }
+        group.wait()
+        #expect(failures.withLock { $0 } == [])
+    }
 }
