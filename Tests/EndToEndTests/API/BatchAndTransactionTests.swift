@@ -15,10 +15,12 @@ import Testing
                             {"sql": "INSERT INTO \#(table) VALUES (1)"},
                             {"sql": "INSERT INTO \#(table) VALUES (1)"},
                             {"sql": "INSERT INTO \#(table) VALUES (2)"}]}
-            """#)
+            """#
+        )
         expectError(
             response,
-            ExpectedError(status: 409, code: "SQLITE_CONSTRAINT_PRIMARYKEY", statementIndex: 2, rolledBack: false))
+            ExpectedError(status: 409, code: "SQLITE_CONSTRAINT_PRIMARYKEY", statementIndex: 2, rolledBack: false)
+        )
         let results = try #require(try response.json()["results"]?.arrayValue)
         #expect(results.count == 2)
         #expect(results[1]["changes"] == .integer(1))
@@ -39,7 +41,8 @@ import Testing
                             {"sql": "INSERT INTO \#(table) VALUES (1)"},
                             {"sql": "SELECT * FROM no_such_table_e2eapi"},
                             {"sql": "INSERT INTO \#(table) VALUES (2)"}]}
-            """#)
+            """#
+        )
         let results = try #require(body["results"]?.arrayValue)
         #expect(results.count == 5)
         #expect(body["error"] == nil)
@@ -81,7 +84,9 @@ import Testing
         let client = try SharedSqlited.get().makeClient()
         for script in ["", "  ", "-- nothing", "/* a */ ;; -- b", ";"] {
             let response = try client.postJSON(
-                "/batch", .object(["script": .string(script), "continue_on_error": .bool(continueOnError)]))
+                "/batch",
+                .object(["script": .string(script), "continue_on_error": .bool(continueOnError)])
+            )
             expectError(response, ExpectedError(status: 400, code: "INVALID_REQUEST"))
             #expect(try response.json()["results"] == nil)
         }
@@ -96,7 +101,8 @@ import Testing
         try client.update("CREATE TABLE \(table)(x)")
         try client.update("CREATE TABLE \(table)_log(x)")
         try client.update(
-            "CREATE TRIGGER \(table)_t AFTER INSERT ON \(table) BEGIN INSERT INTO \(table)_log VALUES (new.x); END")
+            "CREATE TRIGGER \(table)_t AFTER INSERT ON \(table) BEGIN INSERT INTO \(table)_log VALUES (new.x); END"
+        )
         let body = try client.ok("/update", #"{"sql": "INSERT INTO \#(table) VALUES (1), (2)"}"#)
         #expect(body["changes"] == .integer(2))
         #expect(try client.scalarInt("SELECT count(*) FROM \(table)_log") == 2)
@@ -106,7 +112,8 @@ import Testing
     @Test func script_failsAtTheBadStatementAfterRunningEarlierOnes() throws {
         let client = try SharedSqlited.get().makeClient()
         let table = uniqueTableName("se")
-        let script = "CREATE TABLE \(table)(x); INSERT INTO \(table) VALUES (1); INSERTT INTO \(table) VALUES (2); "
+        let script =
+            "CREATE TABLE \(table)(x); INSERT INTO \(table) VALUES (1); INSERTT INTO \(table) VALUES (2); "
             + "INSERT INTO \(table) VALUES (3);"
         let response = try client.post("/batch", #"{"script": \#(jsonString(script))}"#)
         expectError(response, ExpectedError(status: 400, code: "SQLITE_ERROR", statementIndex: 2, rolledBack: false))
@@ -126,10 +133,12 @@ import Testing
                             {"sql": "UPDATE \#(table) SET v = 'b' WHERE id = 1"},
                             {"sql": "INSERT INTO \#(table) VALUES (1, 'dup')"},
                             {"sql": "INSERT INTO \#(table) VALUES (2, 'never')"}]}
-            """#)
+            """#
+        )
         expectError(
             response,
-            ExpectedError(status: 409, code: "SQLITE_CONSTRAINT_PRIMARYKEY", statementIndex: 2, rolledBack: true))
+            ExpectedError(status: 409, code: "SQLITE_CONSTRAINT_PRIMARYKEY", statementIndex: 2, rolledBack: true)
+        )
         let body = try response.json()
         #expect(body.objectMembers?.map(\.key) == ["error"])
         #expect(try client.scalarInt("SELECT count(*) FROM \(table)") == 0)
@@ -142,7 +151,10 @@ import Testing
         let table = uniqueTableName("td")
         let response = try client.post(
             "/transaction",
-            #"{"statements": [{"sql": "CREATE TABLE \#(table)(x)"}, {"sql": "INSERT INTO \#(table) VALUES (1)"}, {"sql": "SELEC"}]}"#
+            #"""
+            {"statements": [{"sql": "CREATE TABLE \#(table)(x)"}, {"sql": "INSERT INTO \#(table) VALUES (1)"},
+                            {"sql": "SELEC"}]}
+            """#
         )
         expectError(response, ExpectedError(status: 400, code: "SQLITE_ERROR", statementIndex: 2, rolledBack: true))
         expectError(try client.get("/schema/\(table)"), ExpectedError(status: 404, code: "NO_SUCH_TABLE"))
@@ -166,7 +178,8 @@ import Testing
                             {"sql": "INSERT INTO \#(table) VALUES (3)"},
                             {"sql": "RELEASE SAVEPOINT b"},
                             {"sql": "SELECT x FROM \#(table) ORDER BY x"}]}
-            """#)
+            """#
+        )
         #expect(body["results"]?.arrayValue?.count == 9)
         #expect(body["results"]?[8]?["rows"] == .array([.object(["x": .integer(1)]), .object(["x": .integer(3)])]))
         #expect(try client.rows("SELECT x FROM \(table) ORDER BY x") == [.array([.integer(1)]), .array([.integer(3)])])
@@ -180,7 +193,8 @@ import Testing
         try client.update("CREATE TABLE \(table)(x)")
         try client.ok(
             "/transaction",
-            #"{"statements": [{"sql": "SAVEPOINT open1"}, {"sql": "INSERT INTO \#(table) VALUES (1)"}]}"#)
+            #"{"statements": [{"sql": "SAVEPOINT open1"}, {"sql": "INSERT INTO \#(table) VALUES (1)"}]}"#
+        )
         #expect(try client.scalarInt("SELECT count(*) FROM \(table)") == 1)
         try expectWriterInAutocommit(client)
     }
@@ -191,7 +205,9 @@ import Testing
         let table = uniqueTableName("pb")
         try client.update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY)")
         let response = try client.post(
-            "/update", #"{"sql": "INSERT INTO \#(table) VALUES (?)", "params_batch": [[1], [2], [2], [3]]}"#)
+            "/update",
+            #"{"sql": "INSERT INTO \#(table) VALUES (?)", "params_batch": [[1], [2], [2], [3]]}"#
+        )
         let error = expectError(response, ExpectedError(status: 409, code: "SQLITE_CONSTRAINT_PRIMARYKEY"))
         #expect(error?["message"]?.stringValue != nil)
         #expect(try client.scalarInt("SELECT count(*) FROM \(table)") == 0)
@@ -204,7 +220,9 @@ import Testing
         let table = uniqueTableName("pbb")
         try client.update("CREATE TABLE \(table)(a, b)")
         let response = try client.post(
-            "/update", #"{"sql": "INSERT INTO \#(table) VALUES (?, ?)", "params_batch": [[1, 2], [3, 4], [5]]}"#)
+            "/update",
+            #"{"sql": "INSERT INTO \#(table) VALUES (?, ?)", "params_batch": [[1, 2], [3, 4], [5]]}"#
+        )
         expectError(response, ExpectedError(status: 400, code: "BIND_ERROR"))
         #expect(try client.scalarInt("SELECT count(*) FROM \(table)") == 0)
         try expectWriterInAutocommit(client)
@@ -221,15 +239,18 @@ import Testing
             #"""
             {"statements": [{"sql": "INSERT INTO \#(table) VALUES (100)"},
                             {"sql": "INSERT INTO \#(table) VALUES (?)", "params_batch": [[1], [2], [100]]}]}
-            """#)
+            """#
+        )
         expectError(
             response,
-            ExpectedError(status: 409, code: "SQLITE_CONSTRAINT_PRIMARYKEY", statementIndex: 1, rolledBack: true))
+            ExpectedError(status: 409, code: "SQLITE_CONSTRAINT_PRIMARYKEY", statementIndex: 1, rolledBack: true)
+        )
         #expect(try client.scalarInt("SELECT count(*) FROM \(table)") == 0)
 
         let ok = try client.ok(
             "/transaction",
-            #"{"statements": [{"sql": "INSERT INTO \#(table) VALUES (?)", "params_batch": [[1], [2], [3]]}]}"#)
+            #"{"statements": [{"sql": "INSERT INTO \#(table) VALUES (?)", "params_batch": [[1], [2], [3]]}]}"#
+        )
         #expect(ok["results"]?[0]?["changes"] == .integer(3))
         #expect(ok["results"]?[0]?["count"] == .integer(3))
         #expect(ok["results"]?[0]?["last_insert_rowid"] == .integer(3))
@@ -247,10 +268,12 @@ import Testing
             #"""
             {"statements": [{"sql": "INSERT INTO \#(table) VALUES (100)"},
                             {"sql": "INSERT INTO \#(table) VALUES (?)", "params_batch": [[1], [2], [100]]}]}
-            """#)
+            """#
+        )
         expectError(
             response,
-            ExpectedError(status: 409, code: "SQLITE_CONSTRAINT_PRIMARYKEY", statementIndex: 1, rolledBack: false))
+            ExpectedError(status: 409, code: "SQLITE_CONSTRAINT_PRIMARYKEY", statementIndex: 1, rolledBack: false)
+        )
         #expect(try client.rows("SELECT id FROM \(table)") == [.array([.integer(100)])])
         try expectWriterInAutocommit(client)
     }
@@ -280,5 +303,42 @@ import Testing
         // The batch's insert stayed; the transaction's was undone.
         #expect(try client.scalarInt("SELECT count(*) FROM \(table)") == 1)
         try expectWriterInAutocommit(client)
+    }
+
+    /// The time limit covers a whole /transaction: a runaway statement fails with TIMEOUT, its index and
+    /// `rolled_back: true`, and the earlier statements are undone.
+    @Test func transaction_timeoutRollsBackEverything() throws {
+        let client = try SharedSqlited.get().makeClient()
+        let table = uniqueTableName("tt")
+        try client.update("CREATE TABLE \(table)(x)")
+        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+        let response = try client.post(
+            "/transaction",
+            #"""
+            {"timeout_ms": 200,
+             "statements": [{"sql": "INSERT INTO \#(table) VALUES (1)"}, {"sql": "\#(endless)"}]}
+            """#
+        )
+        expectError(response, ExpectedError(status: 400, code: "TIMEOUT", statementIndex: 1, rolledBack: true))
+        #expect(try client.scalarInt("SELECT count(*) FROM \(table)") == 0)
+        try expectWriterInAutocommit(client)
+    }
+
+    /// `int64_as_string` and `shape` apply to every result of a /batch and a /transaction.
+    @Test(arguments: ["/batch", "/transaction"])
+    func options_applyToEveryResult(path: String) throws {
+        let client = try SharedSqlited.get().makeClient()
+        let table = uniqueTableName("opt")
+        try client.update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY)")
+        let body = try client.ok(
+            path,
+            #"""
+            {"int64_as_string": true, "shape": "arrays",
+             "statements": [{"sql": "INSERT INTO \#(table) VALUES (9007199254740993)"},
+                            {"sql": "SELECT id, 1 FROM \#(table)"}]}
+            """#
+        )
+        #expect(body["results"]?[0]?["last_insert_rowid"] == .string("9007199254740993"))
+        #expect(body["results"]?[1]?["rows"] == .array([.array([.string("9007199254740993"), .number("1")])]))
     }
 }

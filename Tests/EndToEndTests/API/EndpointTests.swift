@@ -12,7 +12,9 @@ import Testing
         #expect(created["columns"] == nil)
 
         let inserted = try client.ok(
-            "/update", #"{"sql": "INSERT INTO \#(table)(name) VALUES (?)", "params": ["ann"]}"#)
+            "/update",
+            #"{"sql": "INSERT INTO \#(table)(name) VALUES (?)", "params": ["ann"]}"#
+        )
         #expect(inserted["changes"] == .integer(1))
         #expect(inserted["last_insert_rowid"] == .integer(1))
 
@@ -36,14 +38,17 @@ import Testing
             {"statements": [{"sql": "CREATE TABLE \#(table)(x)"},
                             {"sql": "INSERT INTO \#(table) VALUES (?)", "params": [1]},
                             {"sql": "SELECT x FROM \#(table)"}]}
-            """#)
+            """#
+        )
         let results = try #require(listed["results"]?.arrayValue)
         #expect(results.count == 3)
         #expect(results[1]["changes"] == .integer(1))
         #expect(results[2]["rows"] == .array([.object(["x": .integer(1)])]))
 
         let scripted = try client.ok(
-            "/batch", #"{"script": "INSERT INTO \#(table) VALUES (2); SELECT count(*) AS n FROM \#(table);"}"#)
+            "/batch",
+            #"{"script": "INSERT INTO \#(table) VALUES (2); SELECT count(*) AS n FROM \#(table);"}"#
+        )
         let scriptResults = try #require(scripted["results"]?.arrayValue)
         #expect(scriptResults.count == 2)
         #expect(scriptResults[1]["rows"] == .array([.object(["n": .integer(2)])]))
@@ -59,7 +64,8 @@ import Testing
             #"""
             {"mode": "\#(mode)", "statements": [{"sql": "CREATE TABLE \#(table)(x)"},
                                                {"sql": "INSERT INTO \#(table) VALUES (1), (2)"}]}
-            """#)
+            """#
+        )
         #expect(body["results"]?.arrayValue?.count == 2)
         #expect(body["results"]?[1]?["changes"] == .integer(2))
         #expect(try client.scalarInt("SELECT count(*) FROM \(table)") == 2)
@@ -92,7 +98,8 @@ import Testing
         try client.update("CREATE INDEX \(table)_v ON \(table)(v)")
         try client.update("CREATE VIEW \(table)_view AS SELECT v FROM \(table)")
         try client.update(
-            "CREATE TRIGGER \(table)_trg AFTER INSERT ON \(table) BEGIN SELECT 1; END")
+            "CREATE TRIGGER \(table)_trg AFTER INSERT ON \(table) BEGIN SELECT 1; END"
+        )
         let response = try client.get("/schema")
         #expect(response.status == 200)
         expectJSONContentType(response)
@@ -113,7 +120,8 @@ import Testing
         let client = try SharedSqlited.get().makeClient()
         let table = uniqueTableName("Sc")
         try client.update(
-            "CREATE TABLE \(table)(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT 'x', score REAL DEFAULT (1.5), b)")
+            "CREATE TABLE \(table)(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT 'x', score REAL DEFAULT (1.5), b)"
+        )
         for requested in [table, table.uppercased(), table.lowercased()] {
             let response = try client.get("/schema/\(requested)")
             #expect(response.status == 200, "\(requested): \(response.bodyText)")
@@ -139,7 +147,8 @@ import Testing
                         "cid": .integer(3), "name": .string("b"), "type": .string(""), "notnull": .integer(0),
                         "default": .null, "pk": .integer(0),
                     ]),
-                ])
+                ]
+            )
         }
     }
 
@@ -174,7 +183,8 @@ import Testing
     /// A wrong method is 405 METHOD_NOT_ALLOWED with an `Allow` header listing the right ones.
     @Test(arguments: [
         ("GET", "/query", ["POST"]), ("PUT", "/update", ["POST"]), ("GET", "/batch", ["POST"]),
-        ("DELETE", "/transaction", ["POST"]), ("POST", "/health", ["GET", "HEAD"]), ("PUT", "/schema", ["GET", "HEAD"]),
+        ("DELETE", "/transaction", ["POST"]), ("POST", "/health", ["GET", "HEAD"]),
+        ("PUT", "/schema", ["GET", "HEAD"]),
         ("POST", "/schema/anything", ["GET", "HEAD"]),
     ])
     func wrongMethod_is405WithAllow(method: String, path: String, allowed: [String]) throws {
@@ -186,18 +196,19 @@ import Testing
     }
 
     /// HEAD on a GET endpoint answers like GET without a body, with the GET's Content-Length.
-    @Test(arguments: ["/health", "/schema"])
+    @Test(arguments: ["/health", "/schema", "/schema/sqlite_e2eapi_missing"])
     func head_answersLikeGetWithoutBody(path: String) throws {
         let client = try SharedSqlited.get().makeClient()
         let head = try client.request(method: "HEAD", path: path)
-        #expect(head.status == 200)
+        let get = try client.get(path)
+        #expect(head.status == get.status)
+        #expect(head.status == (path.hasPrefix("/schema/") ? 404 : 200))
         #expect(head.body.isEmpty)
         expectJSONContentType(head)
         // The connection is still usable: the HEAD response carried no body bytes.
-        let get = try client.get("/health")
-        #expect(get.status == 200)
+        #expect(try client.get("/health").status == 200)
         #expect(client.connectionsOpened == 1)
-        if path == "/health", let length = head.header("Content-Length") {
+        if path != "/schema", let length = head.header("Content-Length") {
             #expect(Int(length) == get.body.count)
         }
     }

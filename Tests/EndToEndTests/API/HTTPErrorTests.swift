@@ -29,7 +29,8 @@ import Testing
         let client = try SharedSqlited.get().makeClient()
         let length = 10 * 1024 * 1024 + 1
         try client.sendRaw(
-            "POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\r\n")
+            "POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\r\n"
+        )
         // No body byte was sent: the answer arrives anyway.
         let response = try client.readResponse(requestMethod: "POST")
         expectError(response, ExpectedError(status: 413, code: "PAYLOAD_TOO_LARGE"))
@@ -39,7 +40,8 @@ import Testing
     @Test func oversizedChunkedBody_is413() throws {
         let client = try SharedSqlited.get().makeClient()
         try client.sendRaw(
-            "POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+            "POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         let size = 10 * 1024 * 1024 + 16
         try client.sendRaw(String(size, radix: 16) + "\r\n")
         // The server may answer before reading it all; a failed send is then expected, the answer is what counts.
@@ -60,14 +62,16 @@ import Testing
     @Test(arguments: ["/query", "/update", "/batch", "/transaction"])
     func wrongContentType_is415(path: String) throws {
         let client = try SharedSqlited.get().makeClient()
-        let body = path == "/query" || path == "/update" ? #"{"sql": "SELECT 1"}"# : #"{"statements": [{"sql": "SELECT 1"}]}"#
+        let body =
+            path == "/query" || path == "/update" ? #"{"sql": "SELECT 1"}"# : #"{"statements": [{"sql": "SELECT 1"}]}"#
         for contentType in ["text/plain", "application/x-www-form-urlencoded", "application/jsonx", "text/json"] {
             let response = try client.postJSON(path, text: body, headers: [("Content-Type", contentType)])
             expectError(response, ExpectedError(status: 415, code: "UNSUPPORTED_MEDIA_TYPE"))
         }
-        for contentType in ["application/json", "Application/JSON", "application/json; charset=utf-8",
-            "application/json;charset=UTF-8"]
-        {
+        for contentType in [
+            "application/json", "Application/JSON", "application/json; charset=utf-8",
+            "application/json;charset=UTF-8",
+        ] {
             let response = try client.postJSON(path, text: body, headers: [("Content-Type", contentType)])
             #expect(response.status == 200, "\(contentType): \(response.bodyText)")
         }
@@ -96,7 +100,8 @@ import Testing
         let client = try SharedSqlited.get().makeClient()
         try client.sendRaw(
             "POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: \(coding)\r\n\r\n"
-                + "0\r\n\r\n")
+                + "0\r\n\r\n"
+        )
         let response = try client.readResponse(requestMethod: "POST")
         expectError(response, ExpectedError(status: 501, code: "NOT_IMPLEMENTED"))
     }

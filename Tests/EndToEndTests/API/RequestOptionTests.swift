@@ -34,7 +34,8 @@ import Testing
                     .number("9007199254740991"), .number("-9007199254740991"), .string("9007199254740992"),
                     .string("-9007199254740992"), .string("9223372036854775807"), .string("-9223372036854775808"),
                     .number("1.5"),
-                ]))
+                ])
+        )
         let plain = try client.ok("/query", #"{"sql": "\#(sql)", "shape": "arrays", "int64_as_string": false}"#)
         #expect(
             plain["rows"]?[0]
@@ -42,7 +43,8 @@ import Testing
                     .number("9007199254740991"), .number("-9007199254740991"), .number("9007199254740992"),
                     .number("-9007199254740992"), .number("9223372036854775807"), .number("-9223372036854775808"),
                     .number("1.5"),
-                ]))
+                ])
+        )
     }
 
     /// `int64_as_string` applies to `last_insert_rowid` as well.
@@ -51,10 +53,14 @@ import Testing
         let table = uniqueTableName("big")
         try client.update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, v)")
         let safe = try client.ok(
-            "/update", #"{"sql": "INSERT INTO \#(table)(id) VALUES (9007199254740991)", "int64_as_string": true}"#)
+            "/update",
+            #"{"sql": "INSERT INTO \#(table)(id) VALUES (9007199254740991)", "int64_as_string": true}"#
+        )
         #expect(safe["last_insert_rowid"] == .number("9007199254740991"))
         let unsafe = try client.ok(
-            "/update", #"{"sql": "INSERT INTO \#(table)(id) VALUES (9007199254740992)", "int64_as_string": true}"#)
+            "/update",
+            #"{"sql": "INSERT INTO \#(table)(id) VALUES (9007199254740992)", "int64_as_string": true}"#
+        )
         #expect(unsafe["last_insert_rowid"] == .string("9007199254740992"))
         let plain = try client.ok("/update", #"{"sql": "INSERT INTO \#(table)(id) VALUES (9223372036854775807)"}"#)
         #expect(plain["last_insert_rowid"] == .number("9223372036854775807"))
@@ -82,7 +88,9 @@ import Testing
         let table = uniqueTableName("mr")
         try client.update("CREATE TABLE \(table)(x)")
         let body = try client.ok(
-            "/update", #"{"sql": "INSERT INTO \#(table) VALUES (1), (2), (3) RETURNING x", "max_rows": 2}"#)
+            "/update",
+            #"{"sql": "INSERT INTO \#(table) VALUES (1), (2), (3) RETURNING x", "max_rows": 2}"#
+        )
         #expect(body["rows"]?.arrayValue?.count == 2)
         #expect(body["truncated"] == .bool(true))
         #expect(body["changes"] == .integer(3))
@@ -109,7 +117,9 @@ import Testing
         let client = try SharedSqlited.get().makeClient()
         let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
         let response = try client.post(
-            "/batch", #"{"statements": [{"sql": "SELECT 1"}, {"sql": "\#(endless)"}], "timeout_ms": 200}"#)
+            "/batch",
+            #"{"statements": [{"sql": "SELECT 1"}, {"sql": "\#(endless)"}], "timeout_ms": 200}"#
+        )
         expectError(response, ExpectedError(status: 400, code: "TIMEOUT", statementIndex: 1, rolledBack: false))
         #expect(try response.json()["results"]?.arrayValue?.count == 1)
     }
@@ -164,7 +174,8 @@ import Testing
         try client.update("CREATE TABLE \(table)(x)")
         let response = try client.post(
             path,
-            #"{"statements": [{"sql": "INSERT INTO \#(table) VALUES (1)"}, {"sql": "SELECT 1", "params": "x"}]}"#)
+            #"{"statements": [{"sql": "INSERT INTO \#(table) VALUES (1)"}, {"sql": "SELECT 1", "params": "x"}]}"#
+        )
         expectError(response, ExpectedError(status: 400, code: "INVALID_REQUEST"))
         #expect(try client.scalarInt("SELECT count(*) FROM \(table)") == 0)
     }

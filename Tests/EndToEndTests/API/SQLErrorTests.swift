@@ -18,7 +18,11 @@ import Testing
         let client = try SharedSqlited.get().makeClient()
         let body = Array(#"{"sql": "SELECT '"#.utf8) + [0xC3, 0x28] + Array(#"'"}"#.utf8)
         let response = try client.request(
-            method: "POST", path: "/query", headers: [("Content-Type", "application/json")], body: body)
+            method: "POST",
+            path: "/query",
+            headers: [("Content-Type", "application/json")],
+            body: body
+        )
         expectError(response, ExpectedError(status: 400, code: "INVALID_JSON"))
     }
 
@@ -95,15 +99,23 @@ import Testing
             expectError(response, ExpectedError(status: 400, code: "TRANSACTION_CONTROL"))
         }
         let batch = try client.postJSON("/batch", .object(["statements": .array([statement])]))
-        expectError(batch, ExpectedError(status: 400, code: "TRANSACTION_CONTROL", statementIndex: 0, rolledBack: false))
+        expectError(
+            batch,
+            ExpectedError(status: 400, code: "TRANSACTION_CONTROL", statementIndex: 0, rolledBack: false)
+        )
         let script = try client.postJSON("/batch", .object(["script": .string("SELECT 1; \(sql)")]))
-        expectError(script, ExpectedError(status: 400, code: "TRANSACTION_CONTROL", statementIndex: 1, rolledBack: false))
+        expectError(
+            script,
+            ExpectedError(status: 400, code: "TRANSACTION_CONTROL", statementIndex: 1, rolledBack: false)
+        )
         if !sql.uppercased().contains("SAVEPOINT") && !sql.uppercased().contains("RELEASE")
             && !sql.uppercased().contains("ROLLBACK TO")
         {
             let transaction = try client.postJSON("/transaction", .object(["statements": .array([statement])]))
             expectError(
-                transaction, ExpectedError(status: 400, code: "TRANSACTION_CONTROL", statementIndex: 0, rolledBack: true))
+                transaction,
+                ExpectedError(status: 400, code: "TRANSACTION_CONTROL", statementIndex: 0, rolledBack: true)
+            )
         }
         // The writer is in autocommit again: a write succeeds and can be read back by a reader.
         try expectWriterInAutocommit(client)
@@ -125,7 +137,8 @@ import Testing
             """
             CREATE TABLE \(table)(id INTEGER PRIMARY KEY, u TEXT UNIQUE, nn INTEGER NOT NULL, c INTEGER CHECK (c > 0),
             fk INTEGER REFERENCES \(table)_p(id))
-            """)
+            """
+        )
         try client.update("INSERT INTO \(table)(id, u, nn, c, fk) VALUES (1, 'taken', 1, 1, NULL)")
         let sql = template.replacingOccurrences(of: "INTO T(", with: "INTO \(table)(")
         let response = try client.postJSON("/update", .object(["sql": .string(sql)]))
@@ -178,7 +191,9 @@ import Testing
         let table = uniqueTableName("sec")
         try client.update("CREATE TABLE \(table)(v TEXT CHECK (length(v) < 3))")
         let response = try client.post(
-            "/update", #"{"sql": "INSERT INTO \#(table) VALUES (?)", "params": ["secret-value"]}"#)
+            "/update",
+            #"{"sql": "INSERT INTO \#(table) VALUES (?)", "params": ["secret-value"]}"#
+        )
         let error = expectError(response, ExpectedError(status: 409, code: "SQLITE_CONSTRAINT_CHECK"))
         #expect(error?["message"]?.stringValue?.contains("secret-value") == false)
     }

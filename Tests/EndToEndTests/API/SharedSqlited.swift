@@ -44,7 +44,11 @@ final class SharedSqlited: @unchecked Sendable {
         server.process.kill()
         if let logPath = ProcessInfo.processInfo.environment["SQLITED_E2E_SERVER_LOG"] {
             server.process.waitForOutputToEnd()
-            try? server.process.stderrLines.joined(separator: "\n").write(toFile: logPath, atomically: true, encoding: .utf8)
+            try? server.process.stderrLines.joined(separator: "\n").write(
+                toFile: logPath,
+                atomically: true,
+                encoding: .utf8
+            )
         }
         try? FileManager.default.removeItem(at: server.directory.url)
     }
@@ -91,7 +95,9 @@ extension HTTPTestClient {
     /// Runs one read on `/query` and returns its rows as arrays (requires success).
     func rows(_ sql: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [JSONValue] {
         let response = try postJSON(
-            "/query", .object(["sql": .string(sql), "shape": .string("arrays")]))
+            "/query",
+            .object(["sql": .string(sql), "shape": .string("arrays")])
+        )
         try #require(response.status == 200, "\(sql) → \(response.bodyText)", sourceLocation: sourceLocation)
         return try #require(try response.json()["rows"]?.arrayValue, sourceLocation: sourceLocation)
     }
@@ -143,7 +149,11 @@ func expectError(
     #expect(error["message"]?.stringValue != nil, sourceLocation: sourceLocation)
     let sqliteCode = error["sqlite_code"]
     if expected.code.hasPrefix("SQLITE_") {
-        #expect(sqliteCode?.int64Value != nil, "sqlite_code missing: \(response.bodyText)", sourceLocation: sourceLocation)
+        #expect(
+            sqliteCode?.int64Value != nil,
+            "sqlite_code missing: \(response.bodyText)",
+            sourceLocation: sourceLocation
+        )
     } else {
         #expect(sqliteCode == nil, "unexpected sqlite_code: \(response.bodyText)", sourceLocation: sourceLocation)
     }
@@ -153,7 +163,9 @@ func expectError(
         sourceLocation: sourceLocation
     )
     #expect(
-        error["statement_index"] == nil || error["statement_index"]?.int64Value != nil, sourceLocation: sourceLocation)
+        error["statement_index"] == nil || error["statement_index"]?.int64Value != nil,
+        sourceLocation: sourceLocation
+    )
     #expect(
         error["rolled_back"]?.boolValue == expected.rolledBack,
         "rolled_back: \(response.bodyText)",

@@ -25,11 +25,19 @@ import Testing
                     for n in 0..<insertsPerClient {
                         let insert = try client.post(
                             "/update",
-                            #"{"sql": "INSERT INTO \#(table)(client, n) VALUES (?, ?)", "params": [\#(clientIndex), \#(n)]}"#)
+                            #"""
+                            {"sql": "INSERT INTO \#(table)(client, n) VALUES (?, ?)",
+                             "params": [\#(clientIndex), \#(n)]}
+                            """#
+                        )
                         if insert.status != 200 { failures.withLock { $0.append("insert: \(insert.bodyText)") } }
                         let read = try client.post(
                             "/query",
-                            #"{"sql": "SELECT count(*) AS c FROM \#(table) WHERE client = ?", "params": [\#(clientIndex)]}"#)
+                            #"""
+                            {"sql": "SELECT count(*) AS c FROM \#(table) WHERE client = ?",
+                             "params": [\#(clientIndex)]}
+                            """#
+                        )
                         let seen = try read.json()["rows"]?[0]?["c"]?.int64Value
                         // Each client reads its own writes: the reader's snapshot starts after the insert committed.
                         if read.status != 200 || seen != Int64(n + 1) {
@@ -65,8 +73,12 @@ import Testing
         ]
         for (path, body) in bodies {
             bytes += HTTPTestClient.serializeRequest(
-                method: "POST", path: path, host: "x", headers: [("Content-Type", "application/json")],
-                body: Array(body.utf8))
+                method: "POST",
+                path: path,
+                host: "x",
+                headers: [("Content-Type", "application/json")],
+                body: Array(body.utf8)
+            )
         }
         bytes += HTTPTestClient.serializeRequest(method: "GET", path: "/health", host: "x", headers: [], body: nil)
         try client.sendRaw(bytes)
@@ -85,7 +97,8 @@ import Testing
         let body = #"{"sql": "SELECT 7 AS v"}"#
         try client.sendRaw(
             "POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
-                + "Content-Length: \(body.utf8.count)\r\n\r\n")
+                + "Content-Length: \(body.utf8.count)\r\n\r\n"
+        )
         let interim = try client.readResponse(requestMethod: "POST", includeInterim: true)
         #expect(interim.status == 100)
         try client.sendRaw(body)
@@ -100,7 +113,8 @@ import Testing
         let body = Array(#"{"sql": "SELECT ? AS v", "params": ["chunked ü"]}"#.utf8)
         var raw = Array(
             "POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-                .utf8)
+                .utf8
+        )
         var offset = 0
         for size in [1, 7, 13, 100] where offset < body.count {
             let end = min(body.count, offset + size)

@@ -11,21 +11,28 @@ import Testing
         try client.update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, b BLOB)")
         try client.ok(
             "/update",
-            #"{"sql": "INSERT INTO \#(table)(id, b) VALUES (?, ?)", "params_batch": [[1, null], [2, {"base64": ""}], [3, {"base64": "AAEC/w=="}]]}"#
+            #"""
+            {"sql": "INSERT INTO \#(table)(id, b) VALUES (?, ?)",
+             "params_batch": [[1, null], [2, {"base64": ""}], [3, {"base64": "AAEC/w=="}]]}
+            """#
         )
         let body = try client.ok(
-            "/query", #"{"sql": "SELECT b, typeof(b), length(b) FROM \#(table) ORDER BY id", "shape": "arrays"}"#)
+            "/query",
+            #"{"sql": "SELECT b, typeof(b), length(b) FROM \#(table) ORDER BY id", "shape": "arrays"}"#
+        )
         #expect(
             body["rows"]
                 == .array([
                     .array([.null, .string("null"), .null]),
                     .array([.object(["base64": .string("")]), .string("blob"), .integer(0)]),
                     .array([.object(["base64": .string("AAEC/w==")]), .string("blob"), .integer(4)]),
-                ]))
+                ])
+        )
         let literal = try client.ok("/query", #"{"sql": "SELECT x'', NULL, zeroblob(0)", "shape": "arrays"}"#)
         #expect(
             literal["rows"]?[0]
-                == .array([.object(["base64": .string("")]), .null, .object(["base64": .string("")])]))
+                == .array([.object(["base64": .string("")]), .null, .object(["base64": .string("")])])
+        )
     }
 
     /// A named key binds with or without its prefix, for each of `:`, `@` and `$` in the SQL.
@@ -44,7 +51,8 @@ import Testing
         let other = prefix == ":" ? "@id" : ":id"
         let wrong = try client.postJSON(
             "/query",
-            .object(["sql": .string("SELECT \(prefix)id AS v"), "params": .object([other: .integer(1)])]))
+            .object(["sql": .string("SELECT \(prefix)id AS v"), "params": .object([other: .integer(1)])])
+        )
         expectError(wrong, ExpectedError(status: 400, code: "BIND_ERROR"))
     }
 
@@ -52,7 +60,9 @@ import Testing
     @Test func numberedParameters_bindByPosition() throws {
         let client = try SharedSqlited.get().makeClient()
         let body = try client.ok(
-            "/query", #"{"sql": "SELECT ?2, ?1, ?2 + ?1", "params": [10, 20], "shape": "arrays"}"#)
+            "/query",
+            #"{"sql": "SELECT ?2, ?1, ?2 + ?1", "params": [10, 20], "shape": "arrays"}"#
+        )
         #expect(body["rows"]?[0] == .array([.integer(20), .integer(10), .integer(30)]))
         let tooFew = try client.post("/query", #"{"sql": "SELECT ?3", "params": [1, 2]}"#)
         expectError(tooFew, ExpectedError(status: 400, code: "BIND_ERROR"))
@@ -68,12 +78,19 @@ import Testing
         let table = uniqueTableName("txt")
         try client.update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, s TEXT)")
         try client.ok(
-            "/update", #"{"sql": "INSERT INTO \#(table)(id, s) VALUES (1, ?)", "params": [\#(jsonString(text))]}"#)
+            "/update",
+            #"{"sql": "INSERT INTO \#(table)(id, s) VALUES (1, ?)", "params": [\#(jsonString(text))]}"#
+        )
         let body = try client.ok(
-            "/query", #"{"sql": "SELECT s, length(CAST(s AS BLOB)) FROM \#(table)", "shape": "arrays"}"#)
+            "/query",
+            #"{"sql": "SELECT s, length(CAST(s AS BLOB)) FROM \#(table)", "shape": "arrays"}"#
+        )
         #expect(body["rows"]?[0]?[0] == .string(text))
         #expect(body["rows"]?[0]?[1] == .integer(text.utf8.count))
-        let echoed = try client.ok("/query", #"{"sql": "SELECT ?", "params": [\#(jsonString(text))], "shape": "arrays"}"#)
+        let echoed = try client.ok(
+            "/query",
+            #"{"sql": "SELECT ?", "params": [\#(jsonString(text))], "shape": "arrays"}"#
+        )
         #expect(echoed["rows"]?[0]?[0] == .string(text))
     }
 
@@ -84,10 +101,15 @@ import Testing
         try client.update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, v INTEGER)")
         try client.ok(
             "/update",
-            #"{"sql": "INSERT INTO \#(table)(id, v) VALUES (?, ?)", "params_batch": [[1, 9223372036854775807], [2, -9223372036854775808], [3, 9007199254740993]]}"#
+            #"""
+            {"sql": "INSERT INTO \#(table)(id, v) VALUES (?, ?)",
+             "params_batch": [[1, 9223372036854775807], [2, -9223372036854775808], [3, 9007199254740993]]}
+            """#
         )
         let response = try client.post(
-            "/query", #"{"sql": "SELECT v, typeof(v) FROM \#(table) ORDER BY id", "shape": "arrays"}"#)
+            "/query",
+            #"{"sql": "SELECT v, typeof(v) FROM \#(table) ORDER BY id", "shape": "arrays"}"#
+        )
         #expect(response.status == 200)
         let text = response.bodyText.filter { $0 != " " && $0 != "\n" }
         #expect(text.contains(#"[9223372036854775807,"integer"]"#), "\(text)")
@@ -95,7 +117,8 @@ import Testing
         #expect(text.contains(#"[9007199254740993,"integer"]"#), "\(text)")
         // The values are compared in SQL too: they were bound as exact integers, not through a double.
         let exact = try client.scalarInt(
-            "SELECT count(*) FROM \(table) WHERE v IN (9223372036854775807, -9223372036854775808, 9007199254740993)")
+            "SELECT count(*) FROM \(table) WHERE v IN (9223372036854775807, -9223372036854775808, 9007199254740993)"
+        )
         #expect(exact == 3)
     }
 
@@ -104,11 +127,15 @@ import Testing
         let client = try SharedSqlited.get().makeClient()
         let body = try client.ok(
             "/query",
-            #"{"sql": "SELECT typeof(?), typeof(?), typeof(?), typeof(?), typeof(?)", "params": [9223372036854775808, 1.0, 1e2, -0, true], "shape": "arrays"}"#
+            #"""
+            {"sql": "SELECT typeof(?), typeof(?), typeof(?), typeof(?), typeof(?)",
+             "params": [9223372036854775808, 1.0, 1e2, -0, true], "shape": "arrays"}
+            """#
         )
         #expect(
             body["rows"]?[0]
-                == .array([.string("real"), .string("real"), .string("real"), .string("integer"), .string("integer")]))
+                == .array([.string("real"), .string("real"), .string("real"), .string("integer"), .string("integer")])
+        )
     }
 
     /// Reals always carry a fraction or exponent, keep -0.0's sign, and read back as the same double;
@@ -117,7 +144,10 @@ import Testing
         let client = try SharedSqlited.get().makeClient()
         let response = try client.post(
             "/query",
-            #"{"sql": "SELECT 1.0, -0.0, 1e300, ?, 0.1, 2.5e-8, 1e999, -1e999, 100.0", "params": [5e-324], "shape": "arrays"}"#
+            #"""
+            {"sql": "SELECT 1.0, -0.0, 1e300, ?, 0.1, 2.5e-8, 1e999, -1e999, 100.0",
+             "params": [5e-324], "shape": "arrays"}
+            """#
         )
         #expect(response.status == 200)
         let row = try #require(try response.json()["rows"]?[0]?.arrayValue)
@@ -142,7 +172,9 @@ import Testing
         let table = uniqueTableName("ret")
         try client.update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, name TEXT)")
         let single = try client.ok(
-            "/update", #"{"sql": "INSERT INTO \#(table)(name) VALUES (?) RETURNING id, name", "params": ["ann"]}"#)
+            "/update",
+            #"{"sql": "INSERT INTO \#(table)(name) VALUES (?) RETURNING id, name", "params": ["ann"]}"#
+        )
         #expect(single["columns"] == .array([.string("id"), .string("name")]))
         #expect(single["rows"] == .array([.object(["id": .integer(1), "name": .string("ann")])]))
         #expect(single["changes"] == .integer(1))
@@ -150,7 +182,10 @@ import Testing
 
         let batch = try client.ok(
             "/update",
-            #"{"sql": "INSERT INTO \#(table)(name) VALUES (:n) RETURNING id", "params_batch": [{"n": "bob"}, {"n": "cy"}, {"n": "di"}], "shape": "arrays"}"#
+            #"""
+            {"sql": "INSERT INTO \#(table)(name) VALUES (:n) RETURNING id",
+             "params_batch": [{"n": "bob"}, {"n": "cy"}, {"n": "di"}], "shape": "arrays"}
+            """#
         )
         #expect(batch["rows"] == .array([.array([.integer(2)]), .array([.integer(3)]), .array([.integer(4)])]))
         #expect(batch["changes"] == .integer(3))
@@ -201,7 +236,8 @@ import Testing
         let body = try client.ok("/query", #"{"sql": "SELECT a, b, c, d, a + 1, 'x' FROM \#(table)"}"#)
         #expect(
             body["types"]
-                == .array([.string("INTEGER"), .string("VARCHAR(10)"), .null, .string("DATETIME"), .null, .null]))
+                == .array([.string("INTEGER"), .string("VARCHAR(10)"), .null, .string("DATETIME"), .null, .null])
+        )
         #expect(body["rows"] == .array([]))
     }
 }
