@@ -4,7 +4,6 @@ import HTTPServer
 import Logging
 import SQLiteEngine
 import SQLiteService
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +15,9 @@ struct ServerRunner {
     let settings: ServerSettings
 
     func runUntilStopped() throws {
+        // First of all, before any thread starts: every thread created afterwards inherits the blocked mask, so
+        // the signals stay pending until the waiting thread takes them, however early they arrive.
+        let stopSignals = Self.blockSignals([SIGTERM, SIGINT])
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -35,6 +37,16 @@ struct ServerRunner {
         configuration.listeners = listeners
         configuration.serverHeader = "sqlited/\(settings.version)"
         let server = HTTPServer(configuration: configuration, handler: service, logger: logger)
+        // Wait for the signals before the listening line goes out: a supervisor (or test) that reads it may send
+        // SIGTERM at once.
+        let stopped = DispatchSemaphore(value: 0)
+        Self.waitForSignal(in: stopSignals) { signal in
+            logger.info("stopping", metadata: ["signal": "\(signal)"])
+            service.isAvailable = false
+            server.shutdown(gracePeriod: .seconds(10)) {
+                stopped.signal()
+            }
+        }
         try server.start()
         service.isAvailable = true
 
@@ -50,16 +62,7 @@ struct ServerRunner {
                 "database": "\(settings.databasePath)", "readers": "\(settings.readerCount)",
             ])
 
-        let stopped = DispatchSemaphore(value: 0)
-        let signals = Self.watchSignals([SIGTERM, SIGINT]) { signal in
-            logger.info("stopping", metadata: ["signal": "\(signal)"])
-            service.isAvailable = false
-            server.shutdown(gracePeriod: .seconds(10)) {
-                stopped.signal()
-            }
-        }
         stopped.wait()
-        withExtendedLifetime(signals) {}
 
         do {
             _ = try pool.write { db in try db.checkpoint(.truncate) }
@@ -90,24 +93,29 @@ struct ServerRunner {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    /// Turns the given signals into calls of `handler` on a private queue.
-    static func watchSignals(
-        _ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void
-    ) -> [any DispatchSourceSignal] {
-        let queue = DispatchQueue(label: "sqlited.signals")
-        let once = Mutex(false)
-        return signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                let first = once.withLock { fired in
-                    defer { fired = true }
-                    return !fired
-                }
-                if first { handler(number) }
-            }
-            source.resume()
-            return source
+    /// Blocks `signals` in the calling thread, and so in every thread it starts afterwards; returns their set.
+    ///
+    /// A blocked signal stays pending instead of taking its default action (ending the process), until
+    /// ``waitForSignal(in:handler:)`` takes it. A `DispatchSource` for signals is not enough: its registration
+    /// completes asynchronously, and a signal arriving in between is lost (with `SIG_IGN`) or kills the process.
+    static func blockSignals(_ signals: [Int32]) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in signals { sigaddset(&set, number) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        return set
+    }
+
+    /// Calls `handler` once, on a dedicated thread, with the first of the blocked signals in `set` to arrive
+    /// (`sigwait(2)`); later ones stay blocked and are ignored.
+    static func waitForSignal(in set: sigset_t, handler: @escaping @Sendable (Int32) -> Void) {
+        let thread = Thread {
+            var set = set
+            var received: Int32 = 0
+            while sigwait(&set, &received) != 0 {}
+            handler(received)
         }
+        thread.name = "sqlited.signals"
+        thread.start()
     }
 }

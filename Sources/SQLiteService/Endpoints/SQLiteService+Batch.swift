@@ -28,6 +28,10 @@ extension SQLiteService {
                     }
                 }
             } catch {
+                // A request that is invalid as a whole (a script with no
+                // statement) belongs to no statement: no index, no results,
+                // even with continue_on_error.
+                if error.code == "INVALID_REQUEST" { throw error }
                 // A failure outside any one statement (the time limit between
                 // statements, a broken connection) stops the batch at the next index.
                 run.fail(error)

@@ -31,13 +31,21 @@ extension APIError {
         case .misuse, .reentrancy:
             self = .internal()
         case .sqlite:
-            var message = error.message
-            if error.resultCode == .SQLITE_AUTH, let db,
-                let reason = PolicyRegistry.shared.state(for: db)?.takeDenial()
-            {
-                message = "denied by the SQL policy: \(reason)"
+            // SQLite reports most denials as SQLITE_AUTH, but a denied function call (load_extension) as a plain
+            // SQLITE_ERROR "not authorized to use function: …" (resolve.c); the contract wants 403 SQLITE_AUTH for
+            // both, so such an error with a denial recorded by the policy is reported as SQLITE_AUTH.
+            let mayBeDenial =
+                error.resultCode == .SQLITE_AUTH
+                || (error.resultCode == .SQLITE_ERROR && error.message.hasPrefix("not authorized"))
+            if mayBeDenial, let db, let reason = PolicyRegistry.shared.state(for: db)?.takeDenial() {
+                self = .sqlite(
+                    name: "SQLITE_AUTH",
+                    code: ResultCode.SQLITE_AUTH.rawValue,
+                    message: "denied by the SQL policy: \(reason)"
+                )
+                return
             }
-            self = .sqlite(name: error.codeName, code: error.extendedResultCode.rawValue, message: message)
+            self = .sqlite(name: error.codeName, code: error.extendedResultCode.rawValue, message: error.message)
         }
     }
 }
