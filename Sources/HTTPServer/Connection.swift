@@ -51,6 +51,12 @@ final class Connection: @unchecked Sendable {
     /// races with libdispatch's epoll re-arming and can lose the first read event.
     var writeSource: (any DispatchSourceWrite)?
     let timer: any DispatchSourceTimer
+    /// Reads once a second while the connection waits for input. libdispatch's epoll back end was seen to lose a
+    /// read event now and then on a loaded machine (about one fresh connection in a few thousand went unanswered
+    /// until the idle timeout); a read that finds nothing costs one `EAGAIN`, and a lost event now costs at most
+    /// a second instead of a hung request.
+    let safetyPoll: any DispatchSourceTimer
+    static let safetyPollInterval: DispatchTimeInterval = .seconds(1)
     var readSuspended = false
     var writeSuspended = true
     var cancelledSources = 0
@@ -91,6 +97,7 @@ final class Connection: @unchecked Sendable {
         parser = RequestParser(limits: limits, remoteAddress: remoteAddress)
         readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         timer = DispatchSource.makeTimerSource(queue: queue)
+        safetyPoll = DispatchSource.makeTimerSource(queue: queue)
     }
 
     var pendingOutput: Int { output.count - outputOffset }
@@ -100,9 +107,16 @@ final class Connection: @unchecked Sendable {
         readSource.setEventHandler { [self] in handleReadable() }
         timer.setEventHandler { [self] in handleTimer() }
         readSource.setCancelHandler { [self] in sourceCancelled() }
+        safetyPoll.setEventHandler { [self] in
+            if !inFlight { pollReadable() }
+        }
         queue.async { [self] in
             timer.schedule(deadline: .distantFuture)
             timer.activate()
+            safetyPoll.schedule(
+                deadline: .now() + Self.safetyPollInterval, repeating: Self.safetyPollInterval,
+                leeway: .milliseconds(250))
+            safetyPoll.activate()
             readSource.activate()
             updateTimer()
             // The request may have arrived with the handshake; do not depend on the first event for it.
@@ -231,6 +245,8 @@ final class Connection: @unchecked Sendable {
         if wanted && readSuspended {
             readSource.resume()
             readSuspended = false
+            // Input that arrived while the source was suspended must not depend on a new event.
+            queue.async { [self] in pollReadable() }
         } else if !wanted && !readSuspended {
             readSource.suspend()
             readSuspended = true
@@ -347,6 +363,7 @@ final class Connection: @unchecked Sendable {
         }
         readSource.cancel()
         timer.cancel()
+        safetyPoll.cancel()
     }
 
     func sourceCancelled() {

@@ -11,6 +11,10 @@ final class Listener: @unchecked Sendable {
     let address: BoundAddress
     private let unlinkPath: String?
     private let source: any DispatchSourceRead
+    /// Accepts once a second even without a readiness event: the same safety net as `Connection.safetyPoll`,
+    /// so that a lost event never leaves a connection waiting in the backlog. `accept` on an empty backlog is one
+    /// `EAGAIN`.
+    private let safetyPoll: any DispatchSourceTimer
     private let queue: DispatchQueue
     private let paused = Mutex<(paused: Bool, closed: Bool)>((false, false))
 
@@ -27,7 +31,12 @@ final class Listener: @unchecked Sendable {
         self.unlinkPath = unlinkPath
         self.queue = queue
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        safetyPoll = DispatchSource.makeTimerSource(queue: queue)
         source.setEventHandler { [unowned self] in onAcceptable(self) }
+        safetyPoll.setEventHandler { [unowned self] in
+            let active = paused.withLock { !$0.paused && !$0.closed }
+            if active { onAcceptable(self) }
+        }
         source.setCancelHandler { [fd, unlinkPath] in
             SystemCall.close(fd)
             if let unlinkPath { _ = unlink(unlinkPath) }
@@ -37,6 +46,8 @@ final class Listener: @unchecked Sendable {
 
     func start() {
         source.activate()
+        safetyPoll.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1), leeway: .milliseconds(250))
+        safetyPoll.activate()
     }
 
     /// Stops accepting for a moment (out of descriptors: accepting again at once would spin).
@@ -68,6 +79,7 @@ final class Listener: @unchecked Sendable {
         }
         guard let wasPaused else { return }
         if wasPaused { source.resume() }
+        safetyPoll.cancel()
         source.cancel()
     }
 }
