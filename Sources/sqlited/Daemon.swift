@@ -17,7 +17,7 @@ final class Daemon: Sendable {
     private struct State {
         var configuration: DaemonConfiguration
         var stopping = false
-        var signalSources = SignalSources(sources: [])
+        var signalSource: SignalSource?
         var watchdog: Watchdog?
     }
 
@@ -56,22 +56,15 @@ final class Daemon: Sendable {
     }
 
     /// Turns SIGTERM and SIGINT into ``stop(signal:)`` and SIGHUP into ``reload()``, on the signal queue.
-    func installSignalHandlers() {
-        let sources = [SIGTERM, SIGINT, SIGHUP].map { number in
-            // Dispatch sees a signal only when its default action (termination) is disabled.
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
-            source.setEventHandler { [self] in
-                if number == SIGHUP {
-                    reload()
-                } else {
-                    stop(signal: number)
-                }
+    func installSignalHandlers() throws {
+        let source = try SignalPipe.start(signals: [SIGTERM, SIGINT, SIGHUP], queue: signalQueue) { [self] number in
+            if number == SIGHUP {
+                reload()
+            } else {
+                stop(signal: number)
             }
-            source.resume()
-            return source
         }
-        state.withLock { $0.signalSources = SignalSources(sources: sources) }
+        state.withLock { $0.signalSource = SignalSource(source: source) }
     }
 
     /// Pings the watchdog while the server runs and the database answers a trivial read.
@@ -129,9 +122,9 @@ final class Daemon: Sendable {
     }
 }
 
-/// Keeps the signal sources alive for the daemon's lifetime.
+/// Keeps the signal pipe's read source alive for the daemon's lifetime.
 ///
-/// `@unchecked Sendable`: the array never changes after creation, and Dispatch sources are thread-safe objects.
-private struct SignalSources: @unchecked Sendable {
-    let sources: [any DispatchSourceSignal]
+/// `@unchecked Sendable`: the reference never changes after creation, and Dispatch sources are thread-safe objects.
+private struct SignalSource: @unchecked Sendable {
+    let source: any DispatchSourceRead
 }

@@ -99,7 +99,7 @@ struct ServerRunner {
         let daemon = Daemon(
             runner: self, pool: pool, service: service, server: server, logger: logger, notifier: notifier,
             levelControl: levelControl)
-        daemon.installSignalHandlers()
+        try daemon.installSignalHandlers()
         notifier.notify("READY=1\nSTATUS=serving \(server.boundAddresses.map(\.description).joined(separator: " "))")
         if let interval = Watchdog.interval(environment: ProcessInfo.processInfo.environment, pid: getpid()) {
             daemon.startWatchdog(interval: interval)
