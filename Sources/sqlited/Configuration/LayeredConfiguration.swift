@@ -200,21 +200,26 @@ final class LayeredConfiguration {
 
     private static let redacted = "<redacted>"
 
+    /// The value of the first layer that sets `key`.
+    ///
+    /// Every layer that sets the key must give it the right type, even one that a higher layer overrides: a broken
+    /// file is reported now, not the day a flag is dropped.
     private func lookup(
         _ key: String, type: ConfigType
     ) throws(ConfigurationError) -> (ConfigContent, ConfigurationSource)? {
         let absolute = Self.absoluteKey(key)
+        var found: (ConfigContent, ConfigurationSource)?
         for layer in layers {
             do {
                 let result = try layer.snapshot.value(forKey: absolute, type: type)
-                if let value = result.value {
-                    return (value.content, layer.source(key))
+                if let value = result.value, found == nil {
+                    found = (value.content, layer.source(key))
                 }
             } catch {
                 throw Self.wrongType(key, layer.source(key), Self.expectation(of: type))
             }
         }
-        return nil
+        return found
     }
 
     private func record(_ key: String, _ value: String, _ source: ConfigurationSource) {
