@@ -30,7 +30,8 @@ extension Daemon {
         for key in plan.applied {
             logger.info(
                 "configuration changed",
-                metadata: ["key": "\(key)", "value": "\(Self.describe(key, in: plan.configuration))"])
+                metadata: ["key": "\(key)", "value": "\(Self.describe(key, in: plan.configuration))"]
+            )
         }
         logger.info("reloaded", metadata: ["applied": "\(plan.applied.joined(separator: ","))"])
     }

@@ -33,8 +33,13 @@ final class Daemon: Sendable {
     private let stopped = DispatchSemaphore(value: 0)
 
     init(
-        runner: ServerRunner, pool: DatabasePool, service: SQLiteService, server: HTTPServer, logger: Logger,
-        notifier: SystemdNotifier, levelControl: LogLevelControl
+        runner: ServerRunner,
+        pool: DatabasePool,
+        service: SQLiteService,
+        server: HTTPServer,
+        logger: Logger,
+        notifier: SystemdNotifier,
+        levelControl: LogLevelControl
     ) {
         self.runner = runner
         self.pool = pool

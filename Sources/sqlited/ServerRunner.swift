@@ -52,10 +52,13 @@ struct ServerRunner {
             listeners = activation.sockets.map { .fileDescriptor($0.fd) }
             logger.info(
                 "using sockets passed by systemd",
-                metadata: ["names": "\(activation.sockets.map(\.name).joined(separator: ","))"])
+                metadata: ["names": "\(activation.sockets.map(\.name).joined(separator: ","))"]
+            )
         }
         guard !listeners.isEmpty else {
-            throw StartupError("nothing to listen on: listen.host and listen.unix_socket are empty and systemd passed no socket")
+            throw StartupError(
+                "nothing to listen on: listen.host and listen.unix_socket are empty and systemd passed no socket"
+            )
         }
 
         try Self.createParentDirectory(of: configuration.databasePath)
@@ -97,8 +100,14 @@ struct ServerRunner {
         }
 
         let daemon = Daemon(
-            runner: self, pool: pool, service: service, server: server, logger: logger, notifier: notifier,
-            levelControl: levelControl)
+            runner: self,
+            pool: pool,
+            service: service,
+            server: server,
+            logger: logger,
+            notifier: notifier,
+            levelControl: levelControl
+        )
         try daemon.installSignalHandlers()
         notifier.notify("READY=1\nSTATUS=serving \(server.boundAddresses.map(\.description).joined(separator: " "))")
         if let interval = Watchdog.interval(environment: ProcessInfo.processInfo.environment, pid: getpid()) {
@@ -122,7 +131,8 @@ struct ServerRunner {
                 body=\(http.maxBodySize) connections=\(http.maxConnections) rows=\(service.maxRows) \
                 statement_timeout=\(service.statementTimeout) statements=\(service.maxStatements)
                 """,
-            ])
+            ]
+        )
     }
 
     /// The pool with the configured journal mode, `synchronous`, busy timeout, statement cache and readers, and the

@@ -14,7 +14,9 @@ enum SignalPipe {
 
     /// Installs the handlers for `signals` and returns the read source to keep alive.
     static func start(
-        signals: [Int32], queue: DispatchQueue, handler: @escaping @Sendable (Int32) -> Void
+        signals: [Int32],
+        queue: DispatchQueue,
+        handler: @escaping @Sendable (Int32) -> Void
     ) throws -> any DispatchSourceRead {
         var descriptors: [Int32] = [-1, -1]
         guard pipe(&descriptors) == 0 else {

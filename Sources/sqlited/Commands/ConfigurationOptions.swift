@@ -11,7 +11,10 @@ struct ConfigurationOptions: ParsableArguments {
     @Option(name: .long, help: "The database file, created when missing (database.path; default data/sqlited.sqlite).")
     var database: String?
 
-    @Option(name: .long, help: "The address to listen on: IPv4 or IPv6 literal, or localhost (listen.host; default 127.0.0.1).")
+    @Option(
+        name: .long,
+        help: "The address to listen on: IPv4 or IPv6 literal, or localhost (listen.host; default 127.0.0.1)."
+    )
     var host: String?
 
     @Option(name: .long, help: "The TCP port to listen on, 0 picks a free port (listen.port; default 8080).")
@@ -25,7 +28,8 @@ struct ConfigurationOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: "Log level: trace, debug, info, notice, warning, error, critical (log.level; default info).")
+        help: "Log level: trace, debug, info, notice, warning, error, critical (log.level; default info)."
+    )
     var logLevel: String?
 
     /// The configuration file to read: `--config`, else `$SQLITED_CONFIG`, else none.
@@ -47,7 +51,10 @@ struct ConfigurationOptions: ParsableArguments {
         if let readers { flags["database.readers"] = ("--readers", .int(readers)) }
         if let logLevel { flags["log.level"] = ("--log-level", .string(logLevel)) }
         let values = try LayeredConfiguration(
-            flags: flags, environment: environment, filePath: configFilePath(environment: environment))
+            flags: flags,
+            environment: environment,
+            filePath: configFilePath(environment: environment)
+        )
         return (try DaemonConfiguration.load(from: values), values)
     }
 }

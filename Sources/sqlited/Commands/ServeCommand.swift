@@ -36,8 +36,11 @@ struct ServeCommand: ParsableCommand {
             return
         }
         let runner = ServerRunner(
-            configuration: configuration, entries: values.entries, options: options,
-            version: SqlitedCommand.version)
+            configuration: configuration,
+            entries: values.entries,
+            options: options,
+            version: SqlitedCommand.version
+        )
         try runner.runUntilStopped()
     }
 }

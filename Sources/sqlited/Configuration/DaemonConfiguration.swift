@@ -51,14 +51,19 @@ struct DaemonConfiguration: Sendable, Equatable {
         let unixSocket = try values.string("listen.unix_socket", default: "")
         guard unixSocket.utf8.count < 108 else {
             throw ConfigurationError(
-                key: "listen.unix_socket", source: values.source(of: "listen.unix_socket"),
-                message: "path longer than 107 bytes (the sun_path limit)")
+                key: "listen.unix_socket",
+                source: values.source(of: "listen.unix_socket"),
+                message: "path longer than 107 bytes (the sun_path limit)"
+            )
         }
 
         let databasePath = try values.string("database.path", default: "data/sqlited.sqlite")
         guard !databasePath.isEmpty else {
             throw ConfigurationError(
-                key: "database.path", source: values.source(of: "database.path"), message: "must name a file")
+                key: "database.path",
+                source: values.source(of: "database.path"),
+                message: "must name a file"
+            )
         }
         let journalMode = try values.choice("database.journal_mode", default: JournalModeSetting.wal)
         let synchronous = try values.choice("database.synchronous", default: SynchronousMode.full)
@@ -71,31 +76,75 @@ struct DaemonConfiguration: Sendable, Equatable {
         http.maxHeadSize = try values.int("limits.max_head_size", default: http.maxHeadSize, range: 1024...(1 << 20))
         http.maxHeaderCount = try values.int("limits.max_header_count", default: http.maxHeaderCount, range: 1...10_000)
         http.maxTargetLength = try values.int(
-            "limits.max_target_length", default: http.maxTargetLength, range: 16...(1 << 20))
+            "limits.max_target_length",
+            default: http.maxTargetLength,
+            range: 16...(1 << 20)
+        )
         http.headTimeout = .milliseconds(
-            try values.int("limits.head_timeout_ms", default: 10_000, range: 100...3_600_000))
+            try values.int(
+                "limits.head_timeout_ms",
+                default: Self.milliseconds(http.headTimeout),
+                range: 100...3_600_000
+            )
+        )
         http.bodyInactivityTimeout = .milliseconds(
-            try values.int("limits.body_timeout_ms", default: 10_000, range: 100...3_600_000))
+            try values.int(
+                "limits.body_timeout_ms",
+                default: Self.milliseconds(http.bodyInactivityTimeout),
+                range: 100...3_600_000
+            )
+        )
         http.idleTimeout = .milliseconds(
-            try values.int("limits.idle_timeout_ms", default: 60_000, range: 100...86_400_000))
+            try values.int(
+                "limits.idle_timeout_ms",
+                default: Self.milliseconds(http.idleTimeout),
+                range: 100...86_400_000
+            )
+        )
         http.sendTimeout = .milliseconds(
-            try values.int("limits.send_timeout_ms", default: 60_000, range: 100...3_600_000))
-        http.maxConnections = try values.int("limits.max_connections", default: http.maxConnections, range: 1...1_000_000)
+            try values.int(
+                "limits.send_timeout_ms",
+                default: Self.milliseconds(http.sendTimeout),
+                range: 100...3_600_000
+            )
+        )
+        http.maxConnections = try values.int(
+            "limits.max_connections",
+            default: http.maxConnections,
+            range: 1...1_000_000
+        )
 
         var service = ServiceLimits()
         service.maxRows = try values.int("limits.max_rows", default: service.maxRows, range: 0...100_000_000)
         service.statementTimeout = .milliseconds(
-            try values.int("limits.statement_timeout_ms", default: 5000, range: 1...3_600_000))
+            try values.int(
+                "limits.statement_timeout_ms",
+                default: Self.milliseconds(service.statementTimeout),
+                range: 1...3_600_000
+            )
+        )
         service.maxSQLLength = Int32(
-            try values.int("limits.max_sql_length", default: Int(service.maxSQLLength), range: 1...1_000_000_000))
+            try values.int("limits.max_sql_length", default: Int(service.maxSQLLength), range: 1...1_000_000_000)
+        )
         service.maxValueLength = Int32(
-            try values.int("limits.max_value_length", default: Int(service.maxValueLength), range: 1...1_000_000_000))
+            try values.int("limits.max_value_length", default: Int(service.maxValueLength), range: 1...1_000_000_000)
+        )
         service.maxExpressionDepth = Int32(
-            try values.int("limits.max_expression_depth", default: Int(service.maxExpressionDepth), range: 1...10_000))
+            try values.int("limits.max_expression_depth", default: Int(service.maxExpressionDepth), range: 1...10_000)
+        )
         service.maxParameters = Int32(
-            try values.int("limits.max_parameters", default: Int(service.maxParameters), range: 1...250_000))
-        service.maxBatchSize = try values.int("limits.max_batch_size", default: service.maxBatchSize, range: 1...10_000_000)
-        service.maxStatements = try values.int("limits.max_statements", default: service.maxStatements, range: 1...1_000_000)
+            try values.int("limits.max_parameters", default: Int(service.maxParameters), range: 1...250_000)
+        )
+        service.maxBatchSize = try values.int(
+            "limits.max_batch_size",
+            default: service.maxBatchSize,
+            range: 1...10_000_000
+        )
+        service.maxStatements = try values.int(
+            "limits.max_statements",
+            default: service.maxStatements,
+            range: 1...1_000_000
+        )
 
         let shutdownTimeout = try values.int("shutdown.timeout_ms", default: 10_000, range: 0...3_600_000)
         let logLevel = try values.choice("log.level", default: Logger.Level.info)
@@ -110,21 +159,36 @@ struct DaemonConfiguration: Sendable, Equatable {
             // Tokens travel in an HTTP field: no whitespace or control characters, and long enough not to be guessed.
             if let index = list.firstIndex(where: { !Self.isAcceptableToken($0) }) {
                 throw ConfigurationError(
-                    key: key, source: values.source(of: key),
-                    message: "token #\(index + 1) must be 16 to 512 visible ASCII characters")
+                    key: key,
+                    source: values.source(of: key),
+                    message: "token #\(index + 1) must be 16 to 512 visible ASCII characters"
+                )
             }
         }
 
         try values.checkForUnknownKeys()
         return DaemonConfiguration(
-            host: host.isEmpty ? nil : host, port: UInt16(port), unixSocketPath: unixSocket.isEmpty ? nil : unixSocket,
-            databasePath: databasePath, journalMode: journalMode.mode, synchronous: synchronous,
-            busyTimeout: .milliseconds(busyTimeout), readerCount: readers, statementCacheSize: cacheSize,
-            httpLimits: http, serviceLimits: service, shutdownTimeout: .milliseconds(shutdownTimeout),
-            logLevel: logLevel, logFormat: logFormat, requestLogLevel: requestLogLevel,
+            host: host.isEmpty ? nil : host,
+            port: UInt16(port),
+            unixSocketPath: unixSocket.isEmpty ? nil : unixSocket,
+            databasePath: databasePath,
+            journalMode: journalMode.mode,
+            synchronous: synchronous,
+            busyTimeout: .milliseconds(busyTimeout),
+            readerCount: readers,
+            statementCacheSize: cacheSize,
+            httpLimits: http,
+            serviceLimits: service,
+            shutdownTimeout: .milliseconds(shutdownTimeout),
+            logLevel: logLevel,
+            logFormat: logFormat,
+            requestLogLevel: requestLogLevel,
             backupDirectory: backupDirectory.isEmpty ? nil : backupDirectory,
             migrationsDirectory: migrationsDirectory.isEmpty ? nil : migrationsDirectory,
-            metricsEnabled: metricsEnabled, tokens: tokens, readOnlyTokens: readOnlyTokens)
+            metricsEnabled: metricsEnabled,
+            tokens: tokens,
+            readOnlyTokens: readOnlyTokens
+        )
     }
 
     /// The TCP and Unix socket addresses to bind when systemd passes no sockets.
@@ -133,6 +197,12 @@ struct DaemonConfiguration: Sendable, Equatable {
         if let host { addresses.append(.tcp(host: host, port: port)) }
         if let unixSocketPath { addresses.append(.unix(path: unixSocketPath)) }
         return addresses
+    }
+
+    /// A duration in whole milliseconds (the unit of the `*_ms` keys).
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 
     private static func isAcceptableToken(_ token: String) -> Bool {

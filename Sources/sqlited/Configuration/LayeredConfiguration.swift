@@ -62,7 +62,8 @@ final class LayeredConfiguration {
         layers.append(
             Layer(snapshot: InMemoryProvider(name: "flags", values: flagValues).snapshot()) { key in
                 .flag(flagNames[key] ?? key)
-            })
+            }
+        )
 
         var prefixed: [String: String] = [:]
         for (name, value) in environment
@@ -73,7 +74,8 @@ final class LayeredConfiguration {
         layers.append(
             Layer(snapshot: EnvironmentVariablesProvider(environmentVariables: prefixed).snapshot()) { key in
                 .environment(Self.environmentName(of: key))
-            })
+            }
+        )
 
         self.filePath = filePath
         if let filePath {
@@ -82,7 +84,10 @@ final class LayeredConfiguration {
                 data = try Data(contentsOf: URL(fileURLWithPath: filePath))
             } catch {
                 throw ConfigurationError(
-                    key: nil, source: .file(filePath), message: "cannot read the file (\(Self.reason(error)))")
+                    key: nil,
+                    source: .file(filePath),
+                    message: "cannot read the file (\(Self.reason(error)))"
+                )
             }
             let keys = try Self.listKeys(yaml: data, path: filePath)
             fileKeys = keys
@@ -90,7 +95,11 @@ final class LayeredConfiguration {
                 let bytes = [UInt8](data)
                 let snapshot: YAMLSnapshot
                 do {
-                    snapshot = try YAMLSnapshot(data: bytes.span.bytes, providerName: filePath, parsingOptions: .default)
+                    snapshot = try YAMLSnapshot(
+                        data: bytes.span.bytes,
+                        providerName: filePath,
+                        parsingOptions: .default
+                    )
                 } catch {
                     throw ConfigurationError(key: nil, source: .file(filePath), message: "\(error)")
                 }
@@ -105,7 +114,8 @@ final class LayeredConfiguration {
     // MARK: Typed lookups
 
     /// A string value.
-    func string(_ key: String, default defaultValue: String, secret: Bool = false) throws(ConfigurationError) -> String {
+    func string(_ key: String, default defaultValue: String, secret: Bool = false) throws(ConfigurationError) -> String
+    {
         guard let (content, source) = try lookup(key, type: .string) else {
             record(key, secret ? Self.redacted : defaultValue, .defaultValue)
             return defaultValue
@@ -124,8 +134,10 @@ final class LayeredConfiguration {
         guard case .int(let value) = content else { throw Self.wrongType(key, source, "an integer") }
         guard range.contains(value) else {
             throw ConfigurationError(
-                key: key, source: source,
-                message: "\(value) is out of range (\(range.lowerBound)...\(range.upperBound))")
+                key: key,
+                source: source,
+                message: "\(value) is out of range (\(range.lowerBound)...\(range.upperBound))"
+            )
         }
         record(key, "\(value)", source)
         return value
@@ -144,7 +156,8 @@ final class LayeredConfiguration {
 
     /// One of the raw values of `T`.
     func choice<T: RawRepresentable & CaseIterable>(
-        _ key: String, default defaultValue: T
+        _ key: String,
+        default defaultValue: T
     ) throws(ConfigurationError) -> T where T.RawValue == String {
         guard let (content, source) = try lookup(key, type: .string) else {
             record(key, defaultValue.rawValue, .defaultValue)
@@ -153,7 +166,10 @@ final class LayeredConfiguration {
         let allowed = T.allCases.map(\.rawValue)
         guard case .string(let text) = content, let value = T(rawValue: text.lowercased()) else {
             throw ConfigurationError(
-                key: key, source: source, message: "must be one of \(allowed.joined(separator: ", "))")
+                key: key,
+                source: source,
+                message: "must be one of \(allowed.joined(separator: ", "))"
+            )
         }
         record(key, value.rawValue, source)
         return value
@@ -161,7 +177,9 @@ final class LayeredConfiguration {
 
     /// A list of strings (a YAML sequence; comma-separated in the environment).
     func stringArray(
-        _ key: String, default defaultValue: [String], secret: Bool = false
+        _ key: String,
+        default defaultValue: [String],
+        secret: Bool = false
     ) throws(ConfigurationError) -> [String] {
         guard let (content, source) = try lookup(key, type: .stringArray) else {
             record(key, Self.describe(defaultValue, secret: secret), .defaultValue)
@@ -205,7 +223,8 @@ final class LayeredConfiguration {
     /// Every layer that sets the key must give it the right type, even one that a higher layer overrides: a broken
     /// file is reported now, not the day a flag is dropped.
     private func lookup(
-        _ key: String, type: ConfigType
+        _ key: String,
+        type: ConfigType
     ) throws(ConfigurationError) -> (ConfigContent, ConfigurationSource)? {
         let absolute = Self.absoluteKey(key)
         var found: (ConfigContent, ConfigurationSource)?
@@ -231,7 +250,9 @@ final class LayeredConfiguration {
     }
 
     private static func wrongType(
-        _ key: String, _ source: ConfigurationSource, _ expected: String
+        _ key: String,
+        _ source: ConfigurationSource,
+        _ expected: String
     ) -> ConfigurationError {
         ConfigurationError(key: key, source: source, message: "wrong type, expected \(expected)")
     }

@@ -38,13 +38,15 @@ struct SocketActivation: Sendable, Equatable {
         guard let count = Int32(countText), count >= 0, count <= 1024 else {
             throw ConfigurationError(key: nil, source: .environment("LISTEN_FDS"), message: "not a descriptor count")
         }
-        var names = environment["LISTEN_FDNAMES"].map { $0.split(separator: ":", omittingEmptySubsequences: false) }
+        var names =
+            environment["LISTEN_FDNAMES"].map { $0.split(separator: ":", omittingEmptySubsequences: false) }
             ?? []
         if names.count != Int(count) { names = [] }
         sockets = (0..<count).map { index in
             Socket(
                 fd: Self.firstDescriptor + index,
-                name: names.isEmpty ? "unknown" : String(names[Int(index)]))
+                name: names.isEmpty ? "unknown" : String(names[Int(index)])
+            )
         }
     }
 
@@ -57,8 +59,10 @@ struct SocketActivation: Sendable, Equatable {
             let flags = fcntl(socket.fd, F_GETFD)
             guard flags >= 0 else {
                 throw ConfigurationError(
-                    key: nil, source: .environment("LISTEN_FDS"),
-                    message: "descriptor \(socket.fd) is not open (\(String(cString: strerror(errno))))")
+                    key: nil,
+                    source: .environment("LISTEN_FDS"),
+                    message: "descriptor \(socket.fd) is not open (\(String(cString: strerror(errno))))"
+                )
             }
             _ = fcntl(socket.fd, F_SETFD, flags | FD_CLOEXEC)
         }

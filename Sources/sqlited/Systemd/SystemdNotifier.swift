@@ -52,8 +52,13 @@ struct SystemdNotifier: Sendable {
                     var result: Int
                     repeat {
                         result = sendto(
-                            fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), socketAddress,
-                            socklen_t(length))
+                            fd,
+                            bytes.baseAddress,
+                            bytes.count,
+                            Int32(MSG_NOSIGNAL),
+                            socketAddress,
+                            socklen_t(length)
+                        )
                     } while result < 0 && errno == EINTR
                     return result
                 }

@@ -37,8 +37,10 @@ import Testing
         let stderr = stderrData.withLock { $0 }
         process.waitUntilExit()
         return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+            status: process.terminationStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self)
+        )
     }
 
     /// `check-config --print` lines as key → (value, source).
@@ -92,7 +94,8 @@ import Testing
         """.write(to: file, atomically: true, encoding: .utf8)
         let result = try Self.run(
             ["check-config", "--config", file.path, "--print", "--port", "3333"],
-            environment: ["SQLITED_LISTEN_PORT": "2222", "SQLITED_DATABASE_READERS": "9"])
+            environment: ["SQLITED_LISTEN_PORT": "2222", "SQLITED_DATABASE_READERS": "9"]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let values = Self.printed(result.stdout)
         #expect(values["listen.port"]?.value == "3333")

@@ -14,14 +14,18 @@ import Glibc
         let socket = directory.path("s.sock").path
         let daemon = try DaemonProcess(
             arguments: ["--database", database, "--port", "0", "--unix-socket", socket],
-            environment: [:], directory: directory.url)
+            environment: [:],
+            directory: directory.url
+        )
         let urls = try daemon.waitForListeners(count: 2)
         #expect(urls.contains("unix:\(socket)"))
         daemon.send(SIGTERM)
         #expect(try daemon.waitForExit() == .exited(0))
         let summary = try #require(daemon.stderr.split(separator: "\n").first { $0.contains("sqlited started") })
         #expect(summary.hasPrefix("info sqlited: sqlited started"))
-        for field in ["version=0.1.0", "database=\(database)", "unix:\(socket)", "limits=", "body=10485760", "sqlite=3."] {
+        for field in [
+            "version=0.1.0", "database=\(database)", "unix:\(socket)", "limits=", "body=10485760", "sqlite=3.",
+        ] {
             #expect(summary.contains(field), "\(field) missing in: \(summary)")
         }
     }
@@ -31,7 +35,9 @@ import Glibc
         let directory = try TemporaryDirectory(prefix: "sqlited-log")
         let daemon = try DaemonProcess(
             arguments: ["--database", directory.path("db.sqlite").path, "--port", "0"],
-            environment: ["SQLITED_LOG_FORMAT": "json"], directory: directory.url)
+            environment: ["SQLITED_LOG_FORMAT": "json"],
+            directory: directory.url
+        )
         _ = try daemon.waitForListeners()
         daemon.send(SIGTERM)
         #expect(try daemon.waitForExit() == .exited(0))
@@ -54,7 +60,9 @@ import Glibc
         let directory = try TemporaryDirectory(prefix: "sqlited-log")
         let daemon = try DaemonProcess(
             arguments: ["--database", directory.path("db.sqlite").path, "--port", "0", "--log-level", "warning"],
-            environment: [:], directory: directory.url)
+            environment: [:],
+            directory: directory.url
+        )
         _ = try daemon.waitForListeners()
         daemon.send(SIGTERM)
         #expect(try daemon.waitForExit() == .exited(0))

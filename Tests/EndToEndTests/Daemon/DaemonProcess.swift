@@ -33,7 +33,10 @@ final class DaemonProcess {
     /// - Parameters:
     ///   - passingListener: A listening socket to pass as descriptor 3, with `LISTEN_PID` set to the child's pid.
     init(
-        arguments: [String], environment: [String: String], directory: URL, passingListener: Int32? = nil
+        arguments: [String],
+        environment: [String: String],
+        directory: URL,
+        passingListener: Int32? = nil
     ) throws {
         let executable = TestPaths.builtProduct(named: "sqlited").path
         stderrURL = directory.appendingPathComponent("stderr-\(UUID().uuidString).log")
@@ -132,7 +135,10 @@ final class DaemonProcess {
         throw DaemonProcessError.didNotExit
     }
 
-    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    private static func withCStrings<R>(
+        _ strings: [String],
+        _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
+    ) -> R {
         var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
         pointers.append(nil)
         defer { for pointer in pointers { free(pointer) } }

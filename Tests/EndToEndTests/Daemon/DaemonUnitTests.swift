@@ -8,7 +8,9 @@ import Testing
     /// `LISTEN_FDS` descriptors start at 3 and take their names from `LISTEN_FDNAMES`.
     @Test func socketActivation_readsDescriptorsAndNames() throws {
         let activation = try SocketActivation(
-            environment: ["LISTEN_PID": "42", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "http:local"], pid: 42)
+            environment: ["LISTEN_PID": "42", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "http:local"],
+            pid: 42
+        )
         #expect(activation.sockets == [.init(fd: 3, name: "http"), .init(fd: 4, name: "local")])
     }
 
@@ -20,14 +22,18 @@ import Testing
             try SocketActivation(environment: ["LISTEN_PID": "42", "LISTEN_FDS": "many"], pid: 42)
         }
         let unnamed = try SocketActivation(
-            environment: ["LISTEN_PID": "42", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "one"], pid: 42)
+            environment: ["LISTEN_PID": "42", "LISTEN_FDS": "2", "LISTEN_FDNAMES": "one"],
+            pid: 42
+        )
         #expect(unnamed.sockets.map(\.name) == ["unknown", "unknown"])
     }
 
     /// The watchdog runs for `WATCHDOG_USEC` unless `WATCHDOG_PID` names another process.
     @Test func watchdog_honoursWatchdogPID() {
         #expect(Watchdog.interval(environment: ["WATCHDOG_USEC": "30000000"], pid: 5) == .seconds(30))
-        #expect(Watchdog.interval(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "5"], pid: 5) == .seconds(30))
+        #expect(
+            Watchdog.interval(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "5"], pid: 5) == .seconds(30)
+        )
         #expect(Watchdog.interval(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "6"], pid: 5) == nil)
         #expect(Watchdog.interval(environment: ["WATCHDOG_USEC": "0"], pid: 5) == nil)
         #expect(Watchdog.interval(environment: [:], pid: 5) == nil)
@@ -46,7 +52,8 @@ import Testing
     /// limits alone.
     @Test func reloadPlan_separatesLiveAndRestartChanges() throws {
         let running = try DaemonConfiguration.load(
-            from: LayeredConfiguration(flags: [:], environment: [:], filePath: nil))
+            from: LayeredConfiguration(flags: [:], environment: [:], filePath: nil)
+        )
         var loaded = running
         loaded.serviceLimits.maxRows = 7
         loaded.serviceLimits.maxSQLLength = 1000
@@ -57,7 +64,8 @@ import Testing
         loaded.tokens = ["0123456789abcdef"]
         let plan = running.reloadPlan(to: loaded)
         #expect(
-            Set(plan.applied) == ["limits.max_rows", "limits.max_connections", "log.level", "auth.tokens"])
+            Set(plan.applied) == ["limits.max_rows", "limits.max_connections", "log.level", "auth.tokens"]
+        )
         #expect(Set(plan.needRestart) == ["limits.max_sql_length", "listen.port", "database.path"])
         #expect(plan.configuration.serviceLimits.maxRows == 7)
         #expect(plan.configuration.serviceLimits.maxSQLLength == running.serviceLimits.maxSQLLength)

@@ -16,7 +16,8 @@ import Glibc
         let daemon = try DaemonProcess(
             arguments: ["--database", database, "--port", "0"],
             environment: ["NOTIFY_SOCKET": notify.address, "SQLITED_SHUTDOWN_TIMEOUT_MS": "120000"],
-            directory: directory.url)
+            directory: directory.url
+        )
         try notify.waitFor("READY=1")
         let url = try #require(try daemon.waitForListeners().first)
         let setup = try HTTPTestClient(baseURL: url)
@@ -31,7 +32,8 @@ import Glibc
             let body = Array(#"{"sql": "INSERT INTO t(n) VALUES (?)", "params": [\#(index)]}"#.utf8)
             try client.sendRaw(
                 "POST /update HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: \(body.count)\r\nExpect: 100-continue\r\n\r\n")
+                    + "Content-Length: \(body.count)\r\nExpect: 100-continue\r\n\r\n"
+            )
             let interim = try client.readResponse(requestMethod: "POST", includeInterim: true)
             try #require(interim.status == 100)
             try client.sendRaw(body[..<10])
@@ -74,10 +76,15 @@ import Glibc
 
         // Every acknowledged write survived.
         let again = try DaemonProcess(
-            arguments: ["--database", database, "--port", "0"], environment: [:], directory: directory.url)
+            arguments: ["--database", database, "--port", "0"],
+            environment: [:],
+            directory: directory.url
+        )
         let againURL = try #require(try again.waitForListeners().first)
         let rows = try HTTPTestClient(baseURL: againURL).postJSON(
-            "/query", text: #"{"sql": "SELECT n FROM t ORDER BY n", "shape": "arrays"}"#)
+            "/query",
+            text: #"{"sql": "SELECT n FROM t ORDER BY n", "shape": "arrays"}"#
+        )
         let values = try #require(try rows.json()["rows"]?.arrayValue).compactMap { $0[0]?.int64Value }
         #expect(values == Array(0..<20))
         again.send(SIGTERM)
@@ -91,7 +98,8 @@ import Glibc
         let daemon = try DaemonProcess(
             arguments: ["--database", directory.path("db.sqlite").path, "--port", "0"],
             environment: ["NOTIFY_SOCKET": notify.address, "SQLITED_SHUTDOWN_TIMEOUT_MS": "120000"],
-            directory: directory.url)
+            directory: directory.url
+        )
         try notify.waitFor("READY=1")
         let url = try #require(try daemon.waitForListeners().first)
         let client = try HTTPTestClient(baseURL: url, timeoutSeconds: 60)

@@ -55,7 +55,10 @@ final class NotifySocket {
 
     /// The next message, or `nil` when none arrives within `timeoutSeconds`.
     func receive(timeoutSeconds: Double) -> String? {
-        var timeout = timeval(tv_sec: Int(timeoutSeconds), tv_usec: Int((timeoutSeconds.truncatingRemainder(dividingBy: 1)) * 1_000_000))
+        var timeout = timeval(
+            tv_sec: Int(timeoutSeconds),
+            tv_usec: Int((timeoutSeconds.truncatingRemainder(dividingBy: 1)) * 1_000_000)
+        )
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }

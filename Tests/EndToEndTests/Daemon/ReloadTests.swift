@@ -19,15 +19,18 @@ import Glibc
         try writeConfig("listen:\n  port: 0\nlimits:\n  max_rows: 100\nlog:\n  level: info\n")
         let notify = try NotifySocket(path: directory.path("notify").path)
         let daemon = try DaemonProcess(
-            arguments: ["serve", "--config", file.path], environment: ["NOTIFY_SOCKET": notify.address],
-            directory: directory.url)
+            arguments: ["serve", "--config", file.path],
+            environment: ["NOTIFY_SOCKET": notify.address],
+            directory: directory.url
+        )
         try notify.waitFor("READY=1")
         let url = try #require(try daemon.waitForListeners().first)
         let client = try HTTPTestClient(baseURL: url)
         #expect(try client.postJSON("/update", text: #"{"sql": "CREATE TABLE t(x)"}"#).status == 200)
         #expect(
             try client.postJSON("/update", text: #"{"sql": "INSERT INTO t VALUES (1), (2), (3), (4), (5)"}"#).status
-                == 200)
+                == 200
+        )
         let query = #"{"sql": "SELECT x FROM t ORDER BY x"}"#
         #expect(try client.postJSON("/query", text: query).json()["rows"]?.arrayValue?.count == 5)
 
@@ -64,7 +67,9 @@ import Glibc
         let notify = try NotifySocket(path: directory.path("notify").path)
         let daemon = try DaemonProcess(
             arguments: ["--config", file.path, "--database", directory.path("db.sqlite").path],
-            environment: ["NOTIFY_SOCKET": notify.address], directory: directory.url)
+            environment: ["NOTIFY_SOCKET": notify.address],
+            directory: directory.url
+        )
         try notify.waitFor("READY=1")
         try "listen:\n  port: 0\nauth:\n  tokens: [\"\(token)\"]\n".write(to: file, atomically: true, encoding: .utf8)
         daemon.send(SIGHUP)

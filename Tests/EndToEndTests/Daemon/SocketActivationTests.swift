@@ -14,8 +14,10 @@ import Glibc
         let port = try listener.localPort
         let daemon = try DaemonProcess(
             arguments: ["--database", directory.path("db.sqlite").path, "--port", "0"],
-            environment: ["LISTEN_FDS": "1", "LISTEN_FDNAMES": "http"], directory: directory.url,
-            passingListener: listener.descriptor)
+            environment: ["LISTEN_FDS": "1", "LISTEN_FDNAMES": "http"],
+            directory: directory.url,
+            passingListener: listener.descriptor
+        )
         let urls = try daemon.waitForListeners()
         #expect(urls == ["http://127.0.0.1:\(port)"])
         // The daemon owns the socket now; the test's copy must not accept anything.
@@ -38,7 +40,9 @@ import Glibc
         let directory = try TemporaryDirectory(prefix: "sqlited-activation")
         let daemon = try DaemonProcess(
             arguments: ["--database", directory.path("db.sqlite").path, "--port", "0"],
-            environment: ["LISTEN_FDS": "1", "LISTEN_PID": "1"], directory: directory.url)
+            environment: ["LISTEN_FDS": "1", "LISTEN_PID": "1"],
+            directory: directory.url
+        )
         let url = try #require(try daemon.waitForListeners().first)
         #expect(try HTTPTestClient(baseURL: url).get("/health").status == 200)
         #expect(!daemon.stderr.contains("using sockets passed by systemd"))

@@ -15,7 +15,8 @@ import Glibc
         let daemon = try DaemonProcess(
             arguments: ["--database", directory.path("db.sqlite").path, "--port", "0"],
             environment: ["NOTIFY_SOCKET": notify.address, "WATCHDOG_USEC": "200000"],
-            directory: directory.url)
+            directory: directory.url
+        )
 
         let beforeReady = try notify.waitFor("READY=1")
         #expect(beforeReady.count == 1, "READY=1 must be the first message: \(beforeReady)")
@@ -48,7 +49,9 @@ import Glibc
         let notify = try NotifySocket(path: "sqlited-test-\(UUID().uuidString)", abstract: true)
         let daemon = try DaemonProcess(
             arguments: ["--database", directory.path("db.sqlite").path, "--port", "0"],
-            environment: ["NOTIFY_SOCKET": notify.address], directory: directory.url)
+            environment: ["NOTIFY_SOCKET": notify.address],
+            directory: directory.url
+        )
         try notify.waitFor("READY=1")
         daemon.send(SIGTERM)
         try notify.waitFor("STOPPING=1")
@@ -62,7 +65,9 @@ import Glibc
         try FileManager.default.createDirectory(at: directory.path("db.sqlite"), withIntermediateDirectories: true)
         let daemon = try DaemonProcess(
             arguments: ["--database", directory.path("db.sqlite").path, "--port", "0"],
-            environment: ["NOTIFY_SOCKET": notify.address], directory: directory.url)
+            environment: ["NOTIFY_SOCKET": notify.address],
+            directory: directory.url
+        )
         let status = try daemon.waitForExit()
         #expect(status != .exited(0))
         while notify.receive(timeoutSeconds: 0.2) != nil {}

@@ -6,7 +6,11 @@ import Testing
     static let deploy = TestPaths.packageRoot.appendingPathComponent("deploy")
 
     /// Runs a command to completion and returns its status and combined output.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (
+    static func run(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]? = nil
+    ) throws -> (
         Int32, String
     ) {
         let process = Process()
@@ -57,7 +61,9 @@ import Testing
         let directory = try TemporaryDirectory(prefix: "sqlited-units")
         let units = try Self.stageUnits(in: directory.url)
         let (status, output) = try Self.run(
-            try #require(Self.systemdAnalyze), ["security", "--offline=true", "--threshold=20", units[0]])
+            try #require(Self.systemdAnalyze),
+            ["security", "--offline=true", "--threshold=20", units[0]]
+        )
         #expect(status == 0, "\(output)")
         let text = try String(contentsOf: Self.deploy.appendingPathComponent("sqlited.service"), encoding: .utf8)
         for directive in [
@@ -89,10 +95,16 @@ import Testing
         #expect(!service.contains("/usr/local/bin"))
         #expect(FileManager.default.fileExists(atPath: root + "/etc/systemd/system/sqlited.socket"))
 
-        try "log:\n  level: debug\n".write(toFile: root + "/etc/sqlited/sqlited.yaml", atomically: true, encoding: .utf8)
+        try "log:\n  level: debug\n".write(
+            toFile: root + "/etc/sqlited/sqlited.yaml",
+            atomically: true,
+            encoding: .utf8
+        )
         let (again, againOutput) = try Self.run("/bin/bash", [script], environment: environment)
         #expect(again == 0, "\(againOutput)")
-        #expect(try String(contentsOfFile: root + "/etc/sqlited/sqlited.yaml", encoding: .utf8) == "log:\n  level: debug\n")
+        #expect(
+            try String(contentsOfFile: root + "/etc/sqlited/sqlited.yaml", encoding: .utf8) == "log:\n  level: debug\n"
+        )
         #expect(FileManager.default.fileExists(atPath: root + "/etc/sqlited/sqlited.yaml.dist"))
     }
 }
