@@ -99,10 +99,11 @@ final class Daemon: Sendable {
             logger.notice("already stopping", metadata: ["signal": "\(signal)"])
             return
         }
+        // Unhealthy before STOPPING=1 is announced, so that nobody told "stopping" can still see /health ok.
+        service.isAvailable = false
         notifier.notify("STOPPING=1\nSTATUS=stopping")
         logger.info("stopping", metadata: ["signal": "\(signal)", "timeout": "\(grace)"])
         watchdog?.cancel()
-        service.isAvailable = false
         server.shutdown(gracePeriod: grace) { [stopped] in
             stopped.signal()
         }
