@@ -41,7 +41,7 @@ extension Daemon {
         setConfiguration(new)
         levelControl.current = new.logLevel
         server.setLimits(new.httpLimits)
-        service.setLimits(new.serviceLimits)
+        ServiceWiring.applyLiveChanges(new, to: service)
     }
 
     /// A loggable form of a live key's value (tokens by count only).

@@ -62,7 +62,6 @@ struct ServerRunner {
         }
 
         try Self.createParentDirectory(of: configuration.databasePath)
-        let limits = configuration.serviceLimits
         let pool = try Self.openPool(configuration: configuration)
         do {
             if let directory = configuration.migrationsDirectory {
@@ -73,7 +72,12 @@ struct ServerRunner {
             try? pool.close()
             throw error
         }
-        let service = SQLiteService(pool: pool, limits: limits, version: version, logger: logger)
+        let service = ServiceWiring.makeService(
+            configuration: configuration,
+            pool: pool,
+            version: version,
+            logger: logger
+        )
 
         var serverConfiguration = HTTPServerConfiguration()
         serverConfiguration.listeners = listeners
@@ -87,6 +91,7 @@ struct ServerRunner {
             try? pool.close()
             throw error
         }
+        ServiceWiring.serverDidStart(server, service: service)
         service.isAvailable = true
 
         for address in server.boundAddresses {
