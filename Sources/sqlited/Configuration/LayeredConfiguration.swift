@@ -201,7 +201,12 @@ final class LayeredConfiguration {
     func checkForUnknownKeys() throws(ConfigurationError) {
         let known = Set(entries.map(\.key))
         if let filePath, let unknown = fileKeys.first(where: { !known.contains($0) }) {
-            throw ConfigurationError(key: unknown, source: .file(filePath), message: "unknown key")
+            let isSection = known.contains { $0.hasPrefix(unknown + ".") }
+            throw ConfigurationError(
+                key: unknown,
+                source: .file(filePath),
+                message: isSection ? "must be a mapping of keys" : "unknown key"
+            )
         }
         let knownVariables = Set(known.map(Self.environmentName(of:)))
         if let unknown = environmentNames.first(where: { !knownVariables.contains($0) }) {

@@ -128,6 +128,7 @@ import Testing
         ("log:\n  level: loud\n", "key 'log.level': must be one of trace, debug"),
         ("auth:\n  tokens: [\"short\"]\n", "key 'auth.tokens': token #1 must be 16 to 512"),
         ("- just\n- a list\n", "the top level must be a mapping"),
+        ("listen: 8080\n", "key 'listen': must be a mapping of keys"),
     ])
     func invalidFile_stopsNamingKeyAndFile(yaml: String, message: String) throws {
         let directory = try TemporaryDirectory(prefix: "sqlited-config")
