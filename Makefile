@@ -1,7 +1,7 @@
 # Everyday targets. `make test` is the README's test command and what CI runs.
 SWIFT ?= swift
 
-.PHONY: build release test run clean
+.PHONY: build release test run clean install
 
 build:
 	$(SWIFT) build
@@ -15,6 +15,10 @@ test:
 
 run:
 	$(SWIFT) run sqlited
+
+# Release binary, /etc/sqlited/sqlited.yaml and the systemd units (see scripts/install.sh for PREFIX, DESTDIR).
+install:
+	SWIFT="$(SWIFT)" scripts/install.sh
 
 clean:
 	rm -rf .build

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -20,6 +20,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        // Layered configuration (flags > environment > file > defaults) with its YAML file provider.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.0.0", traits: ["YAML"]),
+        // YAML parser under swift-configuration's file provider; used directly to list a file's keys (unknown-key check).
+        .package(url: "https://github.com/jpsim/Yams", "5.4.0"..<"7.0.0"),
     ],
     targets: [
         // libsqlite3 from the system (Debian: libsqlite3-dev), plus a shim for its variadic and macro-only API.
@@ -57,6 +61,8 @@ let package = Package(
                 "HTTPServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSettings
         ),

@@ -234,7 +234,7 @@ struct RequestParser {
     private mutating func parseHeadLine() throws(Rejection) -> Action? {
         let budget = activeLimits.maxHeadSize - headBytes
         if !requestLineSeen {
-            try checkPartialRequestLineTarget()
+            try checkPartialRequestLineTarget(budget: budget)
         }
         let tooLong = Rejection.headersTooLarge("request head larger than \(activeLimits.maxHeadSize) bytes")
         let result = try nextLine(limit: budget, tooLong: tooLong)
@@ -261,9 +261,14 @@ struct RequestParser {
     }
 
     /// Rejects a request line whose target is already too long, complete or not (414 before 431).
-    private func checkPartialRequestLineTarget() throws(Rejection) {
-        let pending = buffer[start...]
-        let lineEnd = pending.firstIndex(of: ASCII.lf) ?? buffer.count
+    ///
+    /// Only the bytes that fit in the head's `budget` (plus the one that overflows it) are examined: byte by byte,
+    /// the head limit fires as soon as that byte arrives, so looking further when more bytes came in one read
+    /// would make the outcome depend on how the input was split (found by the fuzzer).
+    private func checkPartialRequestLineTarget(budget: Int) throws(Rejection) {
+        let visibleEnd = min(buffer.count, start + max(budget, 0) + 1)
+        let pending = buffer[start..<visibleEnd]
+        let lineEnd = pending.firstIndex(of: ASCII.lf) ?? visibleEnd
         let line = buffer[start..<lineEnd]
         guard let firstSpace = line.firstIndex(of: ASCII.space) else { return }
         let targetStart = firstSpace + 1

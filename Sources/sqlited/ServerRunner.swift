@@ -4,50 +4,94 @@ import HTTPServer
 import Logging
 import SQLiteEngine
 import SQLiteService
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Wires the database, the service and the HTTP server together, and runs them
-/// until SIGTERM or SIGINT.
+/// Wires the database, the service and the HTTP server together, and runs them as a daemon: readiness and watchdog
+/// notifications to systemd, socket activation, SIGHUP reload, and a graceful stop on SIGTERM or SIGINT.
+///
+/// Start: open the pool → apply migrations → start listening → `/health` ok → `READY=1`.
+/// Stop: `STOPPING=1` → `/health` 503 → listeners closed → in-flight requests finish (up to `shutdown.timeout_ms`)
+/// → WAL checkpoint (truncate) → database closed → exit 0.
 struct ServerRunner {
-    let settings: ServerSettings
+    let configuration: DaemonConfiguration
+    /// The resolved keys with their sources (for the startup log and reload messages).
+    let entries: [LayeredConfiguration.Entry]
+    /// The command line, kept to reload the same layers on SIGHUP.
+    let options: ConfigurationOptions
+    let version: String
 
     func runUntilStopped() throws {
-        // First of all, before any thread starts: every thread created afterwards inherits the blocked mask, so
-        // the signals stay pending until the waiting thread takes them, however early they arrive.
-        let stopSignals = Self.blockSignals([SIGTERM, SIGINT])
-        let level = settings.logLevel
+        let levelControl = LogLevelControl(configuration.logLevel)
+        let format = configuration.logFormat
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            DaemonLogHandler(label: label, format: format, levelControl: levelControl)
         }
         let logger = Logger(label: "sqlited")
+        let notifier = SystemdNotifier()
 
-        try Self.createParentDirectory(of: settings.databasePath)
-        let limits = ServiceLimits()
-        let pool = try Self.openPool(settings: settings, limits: limits)
-        let service = SQLiteService(pool: pool, limits: limits, version: settings.version, logger: logger)
-
-        var listeners: [ListenAddress] = [.tcp(host: settings.host, port: settings.port)]
-        if let path = settings.unixSocketPath { listeners.append(.unix(path: path)) }
-        var configuration = HTTPServerConfiguration()
-        configuration.listeners = listeners
-        configuration.serverHeader = "sqlited/\(settings.version)"
-        let server = HTTPServer(configuration: configuration, handler: service, logger: logger)
-        // Wait for the signals before the listening line goes out: a supervisor (or test) that reads it may send
-        // SIGTERM at once.
-        let stopped = DispatchSemaphore(value: 0)
-        Self.waitForSignal(in: stopSignals) { signal in
-            logger.info("stopping", metadata: ["signal": "\(signal)"])
-            service.isAvailable = false
-            server.shutdown(gracePeriod: .seconds(10)) {
-                stopped.signal()
-            }
+        do {
+            let daemon = try start(logger: logger, notifier: notifier, levelControl: levelControl)
+            daemon.waitUntilStopped()
+        } catch {
+            logger.critical("cannot start", metadata: ["error": "\(error)"])
+            notifier.notify("STATUS=cannot start: \(error)")
+            throw error
         }
-        try server.start()
+    }
+
+    private func start(logger: Logger, notifier: SystemdNotifier, levelControl: LogLevelControl) throws -> Daemon {
+        let activation = try SocketActivation.takeFromProcess()
+        var listeners: [ListenAddress]
+        if activation.sockets.isEmpty {
+            listeners = configuration.listenAddresses
+        } else {
+            listeners = activation.sockets.map { .fileDescriptor($0.fd) }
+            logger.info(
+                "using sockets passed by systemd",
+                metadata: ["names": "\(activation.sockets.map(\.name).joined(separator: ","))"]
+            )
+        }
+        guard !listeners.isEmpty else {
+            throw StartupError(
+                "nothing to listen on: listen.host and listen.unix_socket are empty and systemd passed no socket"
+            )
+        }
+
+        try Self.createParentDirectory(of: configuration.databasePath)
+        let pool = try Self.openPool(configuration: configuration)
+        do {
+            if let directory = configuration.migrationsDirectory {
+                let applied = try MigrationStep.apply(directory: directory, pool: pool, logger: logger)
+                logger.info("migrations applied", metadata: ["count": "\(applied.count)", "directory": "\(directory)"])
+            }
+        } catch {
+            try? pool.close()
+            throw error
+        }
+        let service = ServiceWiring.makeService(
+            configuration: configuration,
+            pool: pool,
+            version: version,
+            logger: logger
+        )
+
+        var serverConfiguration = HTTPServerConfiguration()
+        serverConfiguration.listeners = listeners
+        serverConfiguration.limits = configuration.httpLimits
+        serverConfiguration.shutdownGracePeriod = configuration.shutdownTimeout
+        serverConfiguration.serverHeader = "sqlited/\(version)"
+        let server = HTTPServer(configuration: serverConfiguration, handler: service, logger: logger)
+        do {
+            try server.start()
+        } catch {
+            try? pool.close()
+            throw error
+        }
+        ServiceWiring.serverDidStart(server, service: service)
         service.isAvailable = true
 
         for address in server.boundAddresses {
@@ -55,31 +99,56 @@ struct ServerRunner {
             let url = address.port == nil ? "\(address)" : "http://\(address)"
             FileHandle.standardError.write(Data("sqlited: listening on \(url)\n".utf8))
         }
+        logStartupSummary(logger: logger, server: server)
+        if !configuration.tokens.isEmpty || !configuration.readOnlyTokens.isEmpty {
+            logger.warning("auth.tokens are configured but this build does not enforce authentication yet")
+        }
+
+        let daemon = Daemon(
+            runner: self,
+            pool: pool,
+            service: service,
+            server: server,
+            logger: logger,
+            notifier: notifier,
+            levelControl: levelControl
+        )
+        try daemon.installSignalHandlers()
+        notifier.notify("READY=1\nSTATUS=serving \(server.boundAddresses.map(\.description).joined(separator: " "))")
+        if let interval = Watchdog.interval(environment: ProcessInfo.processInfo.environment, pid: getpid()) {
+            daemon.startWatchdog(interval: interval)
+        }
+        return daemon
+    }
+
+    private func logStartupSummary(logger: Logger, server: HTTPServer) {
+        let http = configuration.httpLimits
+        let service = configuration.serviceLimits
         logger.info(
             "sqlited started",
             metadata: [
-                "version": "\(settings.version)", "sqlite": "\(sqliteLibraryVersion)",
-                "database": "\(settings.databasePath)", "readers": "\(settings.readerCount)",
-            ])
-
-        stopped.wait()
-
-        do {
-            _ = try pool.write { db in try db.checkpoint(.truncate) }
-        } catch {
-            logger.warning("final WAL checkpoint failed", metadata: ["error": "\(error)"])
-        }
-        try pool.close()
-        logger.info("sqlited stopped")
+                "version": "\(version)", "sqlite": "\(sqliteLibraryVersion)", "pid": "\(getpid())",
+                "config": "\(options.configFilePath(environment: ProcessInfo.processInfo.environment) ?? "none")",
+                "database": "\(configuration.databasePath)", "readers": "\(configuration.readerCount)",
+                "synchronous": "\(configuration.synchronous.rawValue)",
+                "listeners": "\(server.boundAddresses.map(\.description).joined(separator: ","))",
+                "limits": """
+                body=\(http.maxBodySize) connections=\(http.maxConnections) rows=\(service.maxRows) \
+                statement_timeout=\(service.statementTimeout) statements=\(service.maxStatements)
+                """,
+            ]
+        )
     }
 
-    /// The pool with WAL, `synchronous=FULL` (an acknowledged write survives
-    /// power loss) and the service's policy on every connection.
-    static func openPool(settings: ServerSettings, limits: ServiceLimits) throws -> DatabasePool {
-        var configuration = Configuration()
-        configuration.journalMode = .wal
-        configuration.synchronous = .full
-        configuration.busyTimeout = .seconds(5)
+    /// The pool with the configured journal mode, `synchronous`, busy timeout, statement cache and readers, and the
+    /// service's policy and limits on every connection.
+    static func openPool(configuration settings: DaemonConfiguration) throws -> DatabasePool {
+        let limits = settings.serviceLimits
+        var configuration = SQLiteEngine.Configuration()
+        configuration.journalMode = settings.journalMode
+        configuration.synchronous = settings.synchronous
+        configuration.busyTimeout = settings.busyTimeout
+        configuration.statementCacheSize = settings.statementCacheSize
         configuration.prepareDatabase = { db in
             SQLiteService.prepareConnection(db, role: db.isReadOnly ? .reader : .writer, limits: limits)
         }
@@ -91,31 +160,5 @@ struct ServerRunner {
     static func createParentDirectory(of path: String) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    /// Blocks `signals` in the calling thread, and so in every thread it starts afterwards; returns their set.
-    ///
-    /// A blocked signal stays pending instead of taking its default action (ending the process), until
-    /// ``waitForSignal(in:handler:)`` takes it. A `DispatchSource` for signals is not enough: its registration
-    /// completes asynchronously, and a signal arriving in between is lost (with `SIG_IGN`) or kills the process.
-    static func blockSignals(_ signals: [Int32]) -> sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for number in signals { sigaddset(&set, number) }
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-        return set
-    }
-
-    /// Calls `handler` once, on a dedicated thread, with the first of the blocked signals in `set` to arrive
-    /// (`sigwait(2)`); later ones stay blocked and are ignored.
-    static func waitForSignal(in set: sigset_t, handler: @escaping @Sendable (Int32) -> Void) {
-        let thread = Thread {
-            var set = set
-            var received: Int32 = 0
-            while sigwait(&set, &received) != 0 {}
-            handler(received)
-        }
-        thread.name = "sqlited.signals"
-        thread.start()
     }
 }

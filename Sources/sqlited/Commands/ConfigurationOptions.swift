@@ -1,0 +1,60 @@
+import ArgumentParser
+import Configuration
+import Foundation
+
+/// The command-line flags shared by `serve` and `check-config`: the configuration file and the flags that
+/// override its keys (the flags of the first versions keep working unchanged).
+struct ConfigurationOptions: ParsableArguments {
+    @Option(name: .long, help: "A YAML configuration file (default: $SQLITED_CONFIG, else none).")
+    var config: String?
+
+    @Option(name: .long, help: "The database file, created when missing (database.path; default data/sqlited.sqlite).")
+    var database: String?
+
+    @Option(
+        name: .long,
+        help: "The address to listen on: IPv4 or IPv6 literal, or localhost (listen.host; default 127.0.0.1)."
+    )
+    var host: String?
+
+    @Option(name: .long, help: "The TCP port to listen on, 0 picks a free port (listen.port; default 8080).")
+    var port: Int?
+
+    @Option(name: .long, help: "Also listen on this Unix domain socket path (listen.unix_socket).")
+    var unixSocket: String?
+
+    @Option(name: .long, help: "Most read-only connections serving reads concurrently (database.readers; default 4).")
+    var readers: Int?
+
+    @Option(
+        name: .long,
+        help: "Log level: trace, debug, info, notice, warning, error, critical (log.level; default info)."
+    )
+    var logLevel: String?
+
+    /// The configuration file to read: `--config`, else `$SQLITED_CONFIG`, else none.
+    func configFilePath(environment: [String: String]) -> String? {
+        if let config { return config }
+        if let path = environment[LayeredConfiguration.configFileVariable], !path.isEmpty { return path }
+        return nil
+    }
+
+    /// Loads and validates the configuration: flags > `SQLITED_*` environment > file > defaults.
+    func load(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> (DaemonConfiguration, LayeredConfiguration) {
+        var flags: [String: (flag: String, value: ConfigContent)] = [:]
+        if let database { flags["database.path"] = ("--database", .string(database)) }
+        if let host { flags["listen.host"] = ("--host", .string(host)) }
+        if let port { flags["listen.port"] = ("--port", .int(port)) }
+        if let unixSocket { flags["listen.unix_socket"] = ("--unix-socket", .string(unixSocket)) }
+        if let readers { flags["database.readers"] = ("--readers", .int(readers)) }
+        if let logLevel { flags["log.level"] = ("--log-level", .string(logLevel)) }
+        let values = try LayeredConfiguration(
+            flags: flags,
+            environment: environment,
+            filePath: configFilePath(environment: environment)
+        )
+        return (try DaemonConfiguration.load(from: values), values)
+    }
+}

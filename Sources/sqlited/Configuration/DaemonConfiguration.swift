@@ -1,0 +1,218 @@
+import HTTPServer
+import Logging
+import SQLiteEngine
+import SQLiteService
+
+/// Everything the daemon is configured with, validated.
+///
+/// Built by ``load(from:)`` from a ``LayeredConfiguration``; `config/sqlited.yaml` documents every key with its
+/// default. Values are checked here, so that a wrong value stops the start (or is refused by a reload) with a message
+/// naming the key and where it came from.
+struct DaemonConfiguration: Sendable, Equatable {
+    /// Log line formats.
+    enum LogFormat: String, Sendable, CaseIterable {
+        /// `timestamp level label: message key=value …` — readable in `journalctl`.
+        case text
+        /// One JSON object per line.
+        case json
+    }
+
+    /// The TCP address, or `nil` when `listen.host` is empty (no TCP listener).
+    var host: String?
+    var port: UInt16
+    /// A Unix domain socket to listen on too, or `nil`.
+    var unixSocketPath: String?
+    var databasePath: String
+    var journalMode: JournalMode
+    var synchronous: SynchronousMode
+    var busyTimeout: Duration
+    var readerCount: Int
+    var statementCacheSize: Int
+    var httpLimits: HTTPLimits
+    var serviceLimits: ServiceLimits
+    var shutdownTimeout: Duration
+    var logLevel: Logger.Level
+    var logFormat: LogFormat
+    var requestLogLevel: Logger.Level
+    var backupDirectory: String?
+    var migrationsDirectory: String?
+    var metricsEnabled: Bool
+    /// Bearer tokens with every permission (enforced by the service once authentication lands).
+    var tokens: [String]
+    /// Bearer tokens limited to reads.
+    var readOnlyTokens: [String]
+
+    /// Reads and validates every key, then rejects unknown keys.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the first bad key and where its value came from.
+    static func load(from values: LayeredConfiguration) throws(ConfigurationError) -> DaemonConfiguration {
+        let host = try values.string("listen.host", default: "127.0.0.1")
+        let port = try values.int("listen.port", default: 8080, range: 0...65_535)
+        let unixSocket = try values.string("listen.unix_socket", default: "")
+        guard unixSocket.utf8.count < 108 else {
+            throw ConfigurationError(
+                key: "listen.unix_socket",
+                source: values.source(of: "listen.unix_socket"),
+                message: "path longer than 107 bytes (the sun_path limit)"
+            )
+        }
+
+        let databasePath = try values.string("database.path", default: "data/sqlited.sqlite")
+        guard !databasePath.isEmpty else {
+            throw ConfigurationError(
+                key: "database.path",
+                source: values.source(of: "database.path"),
+                message: "must name a file"
+            )
+        }
+        let journalMode = try values.choice("database.journal_mode", default: JournalModeSetting.wal)
+        let synchronous = try values.choice("database.synchronous", default: SynchronousMode.full)
+        let busyTimeout = try values.int("database.busy_timeout_ms", default: 5000, range: 0...600_000)
+        let readers = try values.int("database.readers", default: 4, range: 1...64)
+        let cacheSize = try values.int("database.statement_cache_size", default: 64, range: 0...10_000)
+
+        var http = HTTPLimits()
+        http.maxBodySize = try values.int("limits.max_body_size", default: http.maxBodySize, range: 1...(1 << 31))
+        http.maxHeadSize = try values.int("limits.max_head_size", default: http.maxHeadSize, range: 1024...(1 << 20))
+        http.maxHeaderCount = try values.int("limits.max_header_count", default: http.maxHeaderCount, range: 1...10_000)
+        http.maxTargetLength = try values.int(
+            "limits.max_target_length",
+            default: http.maxTargetLength,
+            range: 16...(1 << 20)
+        )
+        http.headTimeout = .milliseconds(
+            try values.int(
+                "limits.head_timeout_ms",
+                default: Self.milliseconds(http.headTimeout),
+                range: 100...3_600_000
+            )
+        )
+        http.bodyInactivityTimeout = .milliseconds(
+            try values.int(
+                "limits.body_timeout_ms",
+                default: Self.milliseconds(http.bodyInactivityTimeout),
+                range: 100...3_600_000
+            )
+        )
+        http.idleTimeout = .milliseconds(
+            try values.int(
+                "limits.idle_timeout_ms",
+                default: Self.milliseconds(http.idleTimeout),
+                range: 100...86_400_000
+            )
+        )
+        http.sendTimeout = .milliseconds(
+            try values.int(
+                "limits.send_timeout_ms",
+                default: Self.milliseconds(http.sendTimeout),
+                range: 100...3_600_000
+            )
+        )
+        http.maxConnections = try values.int(
+            "limits.max_connections",
+            default: http.maxConnections,
+            range: 1...1_000_000
+        )
+
+        var service = ServiceLimits()
+        service.maxRows = try values.int("limits.max_rows", default: service.maxRows, range: 0...100_000_000)
+        service.statementTimeout = .milliseconds(
+            try values.int(
+                "limits.statement_timeout_ms",
+                default: Self.milliseconds(service.statementTimeout),
+                range: 1...3_600_000
+            )
+        )
+        service.maxSQLLength = Int32(
+            try values.int("limits.max_sql_length", default: Int(service.maxSQLLength), range: 1...1_000_000_000)
+        )
+        service.maxValueLength = Int32(
+            try values.int("limits.max_value_length", default: Int(service.maxValueLength), range: 1...1_000_000_000)
+        )
+        service.maxExpressionDepth = Int32(
+            try values.int("limits.max_expression_depth", default: Int(service.maxExpressionDepth), range: 1...10_000)
+        )
+        service.maxParameters = Int32(
+            try values.int("limits.max_parameters", default: Int(service.maxParameters), range: 1...250_000)
+        )
+        service.maxBatchSize = try values.int(
+            "limits.max_batch_size",
+            default: service.maxBatchSize,
+            range: 1...10_000_000
+        )
+        service.maxStatements = try values.int(
+            "limits.max_statements",
+            default: service.maxStatements,
+            range: 1...1_000_000
+        )
+
+        let shutdownTimeout = try values.int("shutdown.timeout_ms", default: 10_000, range: 0...3_600_000)
+        let logLevel = try values.choice("log.level", default: Logger.Level.info)
+        let logFormat = try values.choice("log.format", default: LogFormat.text)
+        let requestLogLevel = try values.choice("log.request_level", default: Logger.Level.info)
+        let backupDirectory = try values.string("backup.directory", default: "")
+        let migrationsDirectory = try values.string("migrations.directory", default: "")
+        let metricsEnabled = try values.bool("metrics.enabled", default: true)
+        let tokens = try values.stringArray("auth.tokens", default: [], secret: true)
+        let readOnlyTokens = try values.stringArray("auth.read_only_tokens", default: [], secret: true)
+        for (key, list) in [("auth.tokens", tokens), ("auth.read_only_tokens", readOnlyTokens)] {
+            // Tokens travel in an HTTP field: no whitespace or control characters, and long enough not to be guessed.
+            if let index = list.firstIndex(where: { !Self.isAcceptableToken($0) }) {
+                throw ConfigurationError(
+                    key: key,
+                    source: values.source(of: key),
+                    message: "token #\(index + 1) must be 16 to 512 visible ASCII characters"
+                )
+            }
+        }
+
+        try values.checkForUnknownKeys()
+        return DaemonConfiguration(
+            host: host.isEmpty ? nil : host,
+            port: UInt16(port),
+            unixSocketPath: unixSocket.isEmpty ? nil : unixSocket,
+            databasePath: databasePath,
+            journalMode: journalMode.mode,
+            synchronous: synchronous,
+            busyTimeout: .milliseconds(busyTimeout),
+            readerCount: readers,
+            statementCacheSize: cacheSize,
+            httpLimits: http,
+            serviceLimits: service,
+            shutdownTimeout: .milliseconds(shutdownTimeout),
+            logLevel: logLevel,
+            logFormat: logFormat,
+            requestLogLevel: requestLogLevel,
+            backupDirectory: backupDirectory.isEmpty ? nil : backupDirectory,
+            migrationsDirectory: migrationsDirectory.isEmpty ? nil : migrationsDirectory,
+            metricsEnabled: metricsEnabled,
+            tokens: tokens,
+            readOnlyTokens: readOnlyTokens
+        )
+    }
+
+    /// The TCP and Unix socket addresses to bind when systemd passes no sockets.
+    var listenAddresses: [ListenAddress] {
+        var addresses: [ListenAddress] = []
+        if let host { addresses.append(.tcp(host: host, port: port)) }
+        if let unixSocketPath { addresses.append(.unix(path: unixSocketPath)) }
+        return addresses
+    }
+
+    /// A duration in whole milliseconds (the unit of the `*_ms` keys).
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    private static func isAcceptableToken(_ token: String) -> Bool {
+        (16...512).contains(token.utf8.count) && token.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+}
+
+/// The journal modes the daemon accepts: the reader pool needs WAL, so it is the only one.
+enum JournalModeSetting: String, Sendable, CaseIterable {
+    case wal
+
+    var mode: JournalMode { .wal }
+}

@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+import HTTPServer
+import Logging
+import SQLiteEngine
+import SQLiteService
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A started daemon: reacts to signals (SIGTERM/SIGINT stop, SIGHUP reloads) and pets the watchdog.
+///
+/// Signal handling runs on one serial queue, so a reload and a stop never overlap.
+final class Daemon: Sendable {
+    private struct State {
+        var configuration: DaemonConfiguration
+        var stopping = false
+        var signalSource: SignalSource?
+        var watchdog: Watchdog?
+    }
+
+    let runner: ServerRunner
+    let pool: DatabasePool
+    let service: SQLiteService
+    let server: HTTPServer
+    let logger: Logger
+    let notifier: SystemdNotifier
+    let levelControl: LogLevelControl
+    private let state: Mutex<State>
+    private let signalQueue = DispatchQueue(label: "sqlited.signals")
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init(
+        runner: ServerRunner,
+        pool: DatabasePool,
+        service: SQLiteService,
+        server: HTTPServer,
+        logger: Logger,
+        notifier: SystemdNotifier,
+        levelControl: LogLevelControl
+    ) {
+        self.runner = runner
+        self.pool = pool
+        self.service = service
+        self.server = server
+        self.logger = logger
+        self.notifier = notifier
+        self.levelControl = levelControl
+        self.state = Mutex(State(configuration: runner.configuration))
+    }
+
+    /// The configuration in force (the started one plus reloaded live changes).
+    var configuration: DaemonConfiguration {
+        state.withLock { $0.configuration }
+    }
+
+    func setConfiguration(_ configuration: DaemonConfiguration) {
+        state.withLock { $0.configuration = configuration }
+    }
+
+    /// Turns SIGTERM and SIGINT into ``stop(signal:)`` and SIGHUP into ``reload()``, on the signal queue.
+    func installSignalHandlers() throws {
+        let source = try SignalPipe.start(signals: [SIGTERM, SIGINT, SIGHUP], queue: signalQueue) { [self] number in
+            if number == SIGHUP {
+                reload()
+            } else {
+                stop(signal: number)
+            }
+        }
+        state.withLock { $0.signalSource = SignalSource(source: source) }
+    }
+
+    /// Pings the watchdog while the server runs and the database answers a trivial read.
+    func startWatchdog(interval: Duration) {
+        logger.info("watchdog enabled", metadata: ["interval": "\(interval)"])
+        let watchdog = Watchdog(interval: interval, notifier: notifier) { [self] in
+            guard service.isAvailable else { return false }
+            do {
+                // Through a reader, like a request, so a pool that no longer serves reads stops the pings.
+                _ = try pool.read { db in try db.scalar(sql: "SELECT 1") }
+                return true
+            } catch {
+                logger.warning("watchdog check failed", metadata: ["error": "\(error)"])
+                return false
+            }
+        }
+        state.withLock { $0.watchdog = watchdog }
+    }
+
+    /// Begins the graceful stop; ``waitUntilStopped()`` finishes it.
+    func stop(signal: Int32) {
+        let (first, watchdog, grace) = state.withLock { state in
+            defer { state.stopping = true }
+            return (!state.stopping, state.watchdog, state.configuration.shutdownTimeout)
+        }
+        guard first else {
+            logger.notice("already stopping", metadata: ["signal": "\(signal)"])
+            return
+        }
+        // Unhealthy before STOPPING=1 is announced, so that nobody told "stopping" can still see /health ok.
+        service.isAvailable = false
+        notifier.notify("STOPPING=1\nSTATUS=stopping")
+        logger.info("stopping", metadata: ["signal": "\(signal)", "timeout": "\(grace)"])
+        watchdog?.cancel()
+        server.shutdown(gracePeriod: grace) { [stopped] in
+            stopped.signal()
+        }
+    }
+
+    /// Blocks until a stop signal has been handled and the server has closed every connection, then checkpoints
+    /// the WAL into the database file and closes it.
+    func waitUntilStopped() {
+        stopped.wait()
+        do {
+            let (walFrames, checkpointed) = try pool.write { db in try db.checkpoint(.truncate) }
+            logger.info("WAL checkpointed", metadata: ["frames": "\(walFrames)", "checkpointed": "\(checkpointed)"])
+        } catch {
+            logger.warning("final WAL checkpoint failed", metadata: ["error": "\(error)"])
+        }
+        do {
+            try pool.close()
+        } catch {
+            logger.error("closing the database failed", metadata: ["error": "\(error)"])
+        }
+        logger.info("sqlited stopped")
+    }
+}
+
+/// Keeps the signal pipe's read source alive for the daemon's lifetime.
+///
+/// `@unchecked Sendable`: the reference never changes after creation, and Dispatch sources are thread-safe objects.
+private struct SignalSource: @unchecked Sendable {
+    let source: any DispatchSourceRead
+}

@@ -1,0 +1,36 @@
+import HTTPServer
+import Logging
+import SQLiteEngine
+import SQLiteService
+
+/// How the configuration reaches the service: at start, and on reload for the parts that change live.
+///
+enum ServiceWiring {
+    /// The service for `pool`, configured from `configuration`.
+    static func makeService(
+        configuration: DaemonConfiguration,
+        pool: DatabasePool,
+        version: String,
+        logger: Logger
+    ) -> SQLiteService {
+        var options = ServiceOptions()
+        options.backupDirectory = configuration.backupDirectory
+        options.requestLogLevel = configuration.requestLogLevel
+        options.metrics = configuration.metricsEnabled ? ServiceMetrics(databasePath: configuration.databasePath) : nil
+        return SQLiteService(
+            pool: pool, limits: configuration.serviceLimits, version: version, logger: logger, options: options)
+    }
+
+    /// Called once the server exists (it is created after the service, which is its handler).
+    static func serverDidStart(_ server: HTTPServer, service: SQLiteService) {
+        service.options.metrics?.setOpenConnectionsProvider { server.openConnectionCount }
+    }
+
+    /// Pushes the live parts of a reloaded configuration into the service.
+    static func applyLiveChanges(_ configuration: DaemonConfiguration, to service: SQLiteService) {
+        service.setLimits(configuration.serviceLimits)
+        var options = service.options
+        options.requestLogLevel = configuration.requestLogLevel
+        service.setOptions(options)
+    }
+}
