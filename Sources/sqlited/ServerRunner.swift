@@ -94,11 +94,6 @@ struct ServerRunner {
         ServiceWiring.serverDidStart(server, service: service)
         service.isAvailable = true
 
-        for address in server.boundAddresses {
-            // Tests and scripts read the real port from this line.
-            let url = address.port == nil ? "\(address)" : "http://\(address)"
-            FileHandle.standardError.write(Data("sqlited: listening on \(url)\n".utf8))
-        }
         logStartupSummary(logger: logger, server: server)
         if !configuration.tokens.isEmpty || !configuration.readOnlyTokens.isEmpty {
             logger.warning("auth.tokens are configured but this build does not enforce authentication yet")
@@ -114,6 +109,13 @@ struct ServerRunner {
             levelControl: levelControl
         )
         try daemon.installSignalHandlers()
+        // Printed once the signal handlers are in place: a script or test that sends SIGTERM as soon as it reads
+        // this line gets a graceful stop, not the default action.
+        for address in server.boundAddresses {
+            // Tests and scripts read the real port from this line.
+            let url = address.port == nil ? "\(address)" : "http://\(address)"
+            FileHandle.standardError.write(Data("sqlited: listening on \(url)\n".utf8))
+        }
         notifier.notify("READY=1\nSTATUS=serving \(server.boundAddresses.map(\.description).joined(separator: " "))")
         if let interval = Watchdog.interval(environment: ProcessInfo.processInfo.environment, pid: getpid()) {
             daemon.startWatchdog(interval: interval)

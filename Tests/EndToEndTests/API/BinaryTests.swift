@@ -22,12 +22,17 @@ import Glibc
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    /// `--help` exits 0 and describes the options.
+    /// `--help` exits 0 and lists the subcommands; `serve --help` describes the serving options.
     @Test func help_exitsZeroAndListsOptions() throws {
         let (status, output) = try run(["--help"])
         #expect(status == 0)
-        for expected in ["USAGE:", "--database", "--host", "--port", "--version"] {
+        for expected in ["USAGE:", "serve (default)", "check-config", "backup", "migrate", "--version"] {
             #expect(output.contains(expected), "\(expected) missing from:\n\(output)")
+        }
+        let (serveStatus, serveOutput) = try run(["serve", "--help"])
+        #expect(serveStatus == 0)
+        for expected in ["--database", "--host", "--port", "--config", "--readers", "--log-level"] {
+            #expect(serveOutput.contains(expected), "\(expected) missing from:\n\(serveOutput)")
         }
     }
 
