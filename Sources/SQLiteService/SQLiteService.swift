@@ -14,6 +14,8 @@ public final class SQLiteService: HTTPHandler {
     let pool: DatabasePool
     let logger: Logger
     private let state: Mutex<(limits: ServiceLimits, available: Bool)>
+    /// The accepted bearer tokens; nil when authentication is off (see ``setTokens(_:)``).
+    let tokens = Mutex<TokenStore?>(nil)
 
     /// Creates the service.
     ///
@@ -66,13 +68,23 @@ public final class SQLiteService: HTTPHandler {
     // MARK: HTTPHandler
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        respond(to: request).response
+    }
+
+    /// Authenticates, routes and answers `request`; the result also names the token that was used, for the request
+    /// log line (a per-request value, so it travels with the response rather than in shared state).
+    func respond(to request: HTTPRequest) -> ServiceResponse {
+        var tokenName: String?
         do {
-            return try route(request)
+            tokenName = try authenticate(request)
+            return ServiceResponse(response: try route(request), tokenName: tokenName)
         } catch {
             if error.status >= 500 {
-                logger.error("request failed", metadata: ["path": "\(request.path)", "code": "\(error.code)"])
+                logger.error(
+                    "request failed",
+                    metadata: ["path": "\(request.path)", "code": "\(error.code)", "token": "\(tokenName ?? "-")"])
             }
-            return Self.errorResponse(error)
+            return ServiceResponse(response: Self.errorResponse(error), tokenName: tokenName)
         }
     }
 
