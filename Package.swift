@@ -78,6 +78,8 @@ let package = Package(
         .testTarget(
             name: "SQLiteServiceTests",
             dependencies: ["SQLiteService", "SQLiteEngine", "HTTPServer"],
+            // Replayed from the source tree by JSONRequestRegressionTests.
+            exclude: ["Security/Regressions"],
             swiftSettings: strictSettings
         ),
         .testTarget(
