@@ -56,7 +56,14 @@ public final class SQLiteService: HTTPHandler {
         _ = db.setLimit(.exprDepth, limits.maxExpressionDepth)
         _ = db.setLimit(.variableNumber, limits.maxParameters)
         _ = db.setLimit(.triggerDepth, 100)
+        _ = db.setLimit(.likePatternLength, limits.maxLikePatternLength)
         SQLPolicy.install(on: db, role: role == .writer ? .writer : .reader)
+        do {
+            try FunctionGuard.install(on: db, maxValueLength: limits.maxValueLength)
+        } catch {
+            // Fail closed: a connection without the guards would let one call run for minutes.
+            preconditionFailure("cannot install the SQL function guards: \(error)")
+        }
     }
 
     /// Which pool connection is being prepared.
