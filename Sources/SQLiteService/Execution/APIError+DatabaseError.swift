@@ -36,6 +36,12 @@ extension APIError {
                 let reason = PolicyRegistry.shared.state(for: db)?.takeDenial()
             {
                 message = "denied by the SQL policy: \(reason)"
+            } else if SQLPolicy.isFunctionDenial(error), let db,
+                let reason = PolicyRegistry.shared.state(for: db)?.takeDenial()
+            {
+                // SQLite reports a denied function as a parse error (SQLITE_ERROR); it is a policy denial.
+                self = .sqlite(name: "SQLITE_AUTH", code: 23, message: "denied by the SQL policy: \(reason)")
+                return
             }
             self = .sqlite(name: error.codeName, code: error.extendedResultCode.rawValue, message: message)
         }

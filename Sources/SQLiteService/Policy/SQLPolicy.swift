@@ -79,6 +79,13 @@ enum SQLPolicy {
         }
     }
 
+    /// Whether `error` is SQLite's report of a function the authorizer denied: unlike other denials it comes as
+    /// `SQLITE_ERROR` "not authorized to use function: NAME" (the check runs while names are resolved), so the
+    /// service has to recognise it to answer 403 `SQLITE_AUTH` like every other denial.
+    static func isFunctionDenial(_ error: DatabaseError) -> Bool {
+        error.extendedResultCode == .SQLITE_ERROR && error.message.hasPrefix("not authorized to use function")
+    }
+
     private static func pragmaDenial(name rawName: String, argument: String?, role: Role) -> String? {
         let name = rawName.lowercased()
         if informationalPragmas.contains(name) { return nil }
