@@ -46,6 +46,12 @@ import Darwin
         .sql("VACUUM", "/update", "VACUUM", status: 403, code: "SQLITE_AUTH"),
         .sql("load_extension", "/query", "SELECT load_extension('/lib/x86_64-linux-gnu/libc.so.6')", status: 403,
              code: "SQLITE_AUTH"),
+        .sql("fts3_tokenizer with a pointer", "/query", "SELECT fts3_tokenizer('simple', x'4141414141414141')",
+             status: 403, code: "SQLITE_AUTH"),
+        .sql("fts3_tokenizer address leak", "/query", "SELECT hex(fts3_tokenizer('simple'))", status: 403,
+             code: "SQLITE_AUTH"),
+        .sql("sqlite_stmt shows other clients' SQL", "/query", "SELECT sql FROM sqlite_stmt", status: 403,
+             code: "SQLITE_AUTH"),
         .sql("writefile (shell-only function)", "/update", "SELECT writefile('/tmp/sqlited-pwned', 'x')",
              status: 400, code: "SQLITE_ERROR"),
         // Pragmas that change the database's settings or reveal paths.
