@@ -106,6 +106,12 @@ import Darwin
         .sql("200 KB LIKE pattern", "/query", "SELECT v LIKE ? FROM t",
              extra: ",\"params\":[\"%" + String(repeating: "a%", count: 100_000) + "\"]", status: 400,
              code: "SQLITE_ERROR"),
+        .sql("200 columns of 10 MB each", "/query",
+             "SELECT " + Array(repeating: "zeroblob(10000000)", count: 200).joined(separator: ", "),
+             extra: #","shape":"arrays""#, status: 400, code: "SQLITE_TOOBIG"),
+        .sql("a thousand rows of 10 MB each", "/query",
+             "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1000) SELECT zeroblob(10000000) FROM c",
+             extra: #","shape":"arrays""#, status: 400, code: "SQLITE_TOOBIG"),
         // Sizes and depths.
         .sql("expression nested 5,000 deep", "/query",
              "SELECT " + String(repeating: "(", count: 5000) + "1" + String(repeating: ")", count: 5000),
