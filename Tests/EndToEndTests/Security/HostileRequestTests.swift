@@ -48,6 +48,8 @@ import Darwin
              code: "SQLITE_AUTH"),
         .sql("fts3_tokenizer with a pointer", "/query", "SELECT fts3_tokenizer('simple', x'4141414141414141')",
              status: 403, code: "SQLITE_AUTH"),
+        .sql("fts3_tokenizer on the writer", "/update", "SELECT fts3_tokenizer('simple', x'0000000000000000')",
+             status: 403, code: "SQLITE_AUTH"),
         .sql("fts3_tokenizer address leak", "/query", "SELECT hex(fts3_tokenizer('simple'))", status: 403,
              code: "SQLITE_AUTH"),
         .sql("sqlite_stmt shows other clients' SQL", "/query", "SELECT sql FROM sqlite_stmt", status: 403,
