@@ -13,10 +13,13 @@ extension Database {
     ///   - argumentCount: The exact number of arguments, or `nil` for any number.
     ///   - deterministic: Whether the same arguments always give the same result (`SQLITE_DETERMINISTIC`, which lets
     ///     SQLite use the function in indexes and factor calls out).
+    ///   - innocuous: Whether the function has no side effects and reveals nothing beyond its arguments
+    ///     (`SQLITE_INNOCUOUS`); only such functions may be used by views, triggers and indexes while the schema is
+    ///     not trusted (<https://www.sqlite.org/c3ref/c_deterministic.html>).
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/c3ref/create_function.html>
     public func createFunction(
-        _ name: String, argumentCount: Int32? = nil, deterministic: Bool = true,
+        _ name: String, argumentCount: Int32? = nil, deterministic: Bool = true, innocuous: Bool = false,
         _ body: @escaping ([DatabaseValue]) throws -> (any DatabaseValueConvertible)?
     ) throws {
         let (connection, handle) = try openConnection()
@@ -24,6 +27,9 @@ extension Database {
         var flags = SQLITE_UTF8
         if deterministic {
             flags |= SQLITE_DETERMINISTIC
+        }
+        if innocuous {
+            flags |= SQLITE_INNOCUOUS
         }
         let code = sqlite3_create_function_v2(
             handle, name, argumentCount ?? -1, flags, box,

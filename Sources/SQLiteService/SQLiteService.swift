@@ -17,6 +17,8 @@ public final class SQLiteService: HTTPHandler {
     private let operationalOptions: Mutex<ServiceOptions>
     /// Held while a `POST /backup` runs, so that backups run one at a time.
     let backupSerializer = Mutex<Void>(())
+    /// The accepted bearer tokens; nil when authentication is off (see ``setTokens(_:)``).
+    let tokens = Mutex<TokenStore?>(nil)
 
     /// Creates the service.
     ///
@@ -70,7 +72,14 @@ public final class SQLiteService: HTTPHandler {
         _ = db.setLimit(.exprDepth, limits.maxExpressionDepth)
         _ = db.setLimit(.variableNumber, limits.maxParameters)
         _ = db.setLimit(.triggerDepth, 100)
+        _ = db.setLimit(.likePatternLength, limits.maxLikePatternLength)
         SQLPolicy.install(on: db, role: role == .writer ? .writer : .reader)
+        do {
+            try FunctionGuard.install(on: db, maxValueLength: limits.maxValueLength)
+        } catch {
+            // Fail closed: a connection without the guards would let one call run for minutes.
+            preconditionFailure("cannot install the SQL function guards: \(error)")
+        }
     }
 
     /// Which pool connection is being prepared.
@@ -83,19 +92,28 @@ public final class SQLiteService: HTTPHandler {
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = ContinuousClock.now
-        let response: HTTPResponse
-        var errorCode: String?
+        let handled = respond(to: request)
+        observe(
+            request, response: handled.response, errorCode: handled.errorCode, tokenName: handled.tokenName,
+            duration: ContinuousClock.now - started)
+        return handled.response
+    }
+
+    /// Authenticates, routes and answers `request`; the result also names the token that was used, for the request
+    /// log line (a per-request value, so it travels with the response rather than in shared state).
+    func respond(to request: HTTPRequest) -> ServiceResponse {
+        var tokenName: String?
         do {
-            response = try route(request)
+            tokenName = try authenticate(request)
+            return ServiceResponse(response: try route(request), tokenName: tokenName)
         } catch {
             if error.status >= 500 {
-                logger.error("request failed", metadata: ["path": "\(request.path)", "code": "\(error.code)"])
+                logger.error(
+                    "request failed",
+                    metadata: ["path": "\(request.path)", "code": "\(error.code)", "token": "\(tokenName ?? "-")"])
             }
-            errorCode = error.code
-            response = Self.errorResponse(error)
+            return ServiceResponse(response: Self.errorResponse(error), tokenName: tokenName, errorCode: error.code)
         }
-        observe(request, response: response, errorCode: errorCode, duration: ContinuousClock.now - started)
-        return response
     }
 
     private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {

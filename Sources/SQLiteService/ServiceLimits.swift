@@ -13,8 +13,16 @@ public struct ServiceLimits: Sendable, Hashable {
     public var maxValueLength: Int32 = 10 * 1024 * 1024
     /// Deepest expression tree (`SQLITE_LIMIT_EXPR_DEPTH`).
     public var maxExpressionDepth: Int32 = 1000
+    /// Longest `LIKE`/`GLOB` pattern (`SQLITE_LIMIT_LIKE_PATTERN_LENGTH`, SQLite's default 50,000). Matching
+    /// costs up to value length × pattern length inside one uninterruptible call: 10 MiB × 100 bytes took 4–5 s
+    /// on SQLite 3.40.1, 10 MiB × 50,000 would take about half an hour.
+    public var maxLikePatternLength: Int32 = 100
     /// Most parameters one statement may have (`SQLITE_LIMIT_VARIABLE_NUMBER`).
     public var maxParameters: Int32 = 32_766
+    /// Largest response body one request may build (responses are built in memory): past it the request fails
+    /// with 400 `SQLITE_TOOBIG`. Without it, `SELECT zeroblob(10000000), …` with 2,000 columns, or many rows of
+    /// them, would build gigabytes within the time limit.
+    public var maxResponseBytes: Int = 64 * 1024 * 1024
     /// Most parameter sets in one `params_batch`.
     public var maxBatchSize: Int = 100_000
     /// Most statements in one `/batch` or `/transaction` request.

@@ -12,6 +12,8 @@ struct RequestContext {
     var allowsSavepoints: Bool
     /// Whether statements must be read-only (`/query`).
     var requiresReadOnly: Bool
+    /// The largest response body the request may build in memory.
+    var maxResponseBytes: Int
 
     init(options: RequestOptions, limits: ServiceLimits, allowsSavepoints: Bool, requiresReadOnly: Bool) {
         self.shape = options.shape
@@ -26,6 +28,7 @@ struct RequestContext {
         self.deadline = .now + timeout
         self.allowsSavepoints = allowsSavepoints
         self.requiresReadOnly = requiresReadOnly
+        self.maxResponseBytes = limits.maxResponseBytes
     }
 
     /// Throws `TIMEOUT` once the deadline has passed: SQLite's progress

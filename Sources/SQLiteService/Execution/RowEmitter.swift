@@ -14,6 +14,8 @@ struct RowEmitter {
     private let layout: ObjectRowLayout
     /// Set when rows were cut at the row budget.
     var truncated = false
+    /// The response size past which no further value is written (``ServiceLimits/maxResponseBytes``).
+    private let maxResponseBytes: Int
 
     init(statement: Statement, context: RequestContext) {
         self.statement = statement
@@ -23,6 +25,7 @@ struct RowEmitter {
         let names = statement.columnNames
         self.columnNames = names
         self.layout = ObjectRowLayout(columnNames: names)
+        self.maxResponseBytes = context.maxResponseBytes
     }
 
     /// `"columns": [...], "types": [...], "rows": [` — only when the statement has columns.
@@ -53,22 +56,38 @@ struct RowEmitter {
     }
 
     /// Writes the statement's current row.
-    mutating func writeRow(into out: inout JSONWriter) {
+    ///
+    /// - Throws: 400 `SQLITE_TOOBIG` once the response exceeds its byte limit. Checked before each value, since
+    ///   one row may hold up to 2,000 values of 10 MiB each: a limit on rows alone does not bound memory.
+    mutating func writeRow(into out: inout JSONWriter) throws(APIError) {
         guard columnCount > 0 else { return }
         switch shape {
         case .arrays:
             out.beginArray()
-            for index in 0..<columnCount { writeValue(at: index, into: &out) }
+            for index in 0..<columnCount {
+                try checkSize(out)
+                writeValue(at: index, into: &out)
+            }
             out.endArray()
         case .objects:
             // A repeated column name keeps the last value (the contract): write
             // only the last occurrence of each name so the object has no duplicate keys.
             out.beginObject()
             for index in 0..<columnCount where layout.writesColumn[index] {
+                try checkSize(out)
                 out.key(columnNames[index])
                 writeValue(at: index, into: &out)
             }
             out.endObject()
+        }
+    }
+
+    private func checkSize(_ out: JSONWriter) throws(APIError) {
+        if out.bytes.count > maxResponseBytes {
+            throw .sqlite(
+                name: "SQLITE_TOOBIG", code: 18,
+                message: "the result exceeds the response size limit of \(maxResponseBytes) bytes "
+                    + "(select fewer rows or columns)")
         }
     }
 

@@ -196,7 +196,7 @@ struct StatementExecutor {
             try statement.bind(arguments)
             while try statement.step() {
                 if context.remainingRows > 0 {
-                    rows.writeRow(into: &out)
+                    try rows.writeRow(into: &out)
                     context.remainingRows -= 1
                 } else {
                     rows.truncated = true

@@ -17,7 +17,10 @@ extension SQLiteService {
     ///
     /// - Parameter errorCode: The API error code when the handler threw one; otherwise the code is read from an
     ///   error body the endpoint wrote itself (a failed `/batch`).
-    func observe(_ request: HTTPRequest, response: HTTPResponse, errorCode: String?, duration: Duration) {
+    func observe(
+        _ request: HTTPRequest, response: HTTPResponse, errorCode: String?, tokenName: String? = nil,
+        duration: Duration
+    ) {
         let options = self.options
         let status = Int(response.status.code)
         let bytes: Int?
@@ -42,6 +45,8 @@ extension SQLiteService {
                 "status": "\(status)",
                 "duration_ms": "\(Self.milliseconds(duration))",
                 "bytes": "\(bytes.map(String.init) ?? "-")",
+                // The token's configured name, never the token.
+                "token": "\(tokenName ?? "-")",
             ]
         )
     }

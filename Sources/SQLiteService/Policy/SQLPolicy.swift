@@ -31,6 +31,22 @@ enum SQLPolicy {
         "max_page_count", "busy_timeout", "query_only",
     ]
 
+    /// Functions no request may call.
+    ///
+    /// - `load_extension`: would load native code (extension loading is also off on every connection).
+    /// - `fts3_tokenizer`: the system library is built with `SQLITE_ENABLE_FTS3_TOKENIZER`, so the two-argument
+    ///   form registers a tokenizer from a client-supplied *pointer* (arbitrary code execution when an FTS3 table
+    ///   uses it) and the one-argument form reveals a code address (defeating ASLR).
+    ///   <https://www.sqlite.org/fts3.html#custom_application_defined_tokenizers>
+    static let deniedFunctions: Set<String> = ["load_extension", "fts3_tokenizer"]
+
+    /// Virtual tables no request may read or create.
+    ///
+    /// - `sqlite_stmt` (`SQLITE_ENABLE_STMTVTAB` is on): lists the connection's prepared statements, and pool
+    ///   connections and their statement caches are shared by all clients, so it would show other clients' SQL.
+    ///   <https://www.sqlite.org/stmt.html>
+    static let deniedTables: Set<String> = ["sqlite_stmt"]
+
     /// Pragmas the writer may also set.
     static let writerSettablePragmas: Set<String> = ["user_version", "application_id"]
 
@@ -66,10 +82,18 @@ enum SQLPolicy {
             if context.arg3?.lowercased() == "temp" {
                 return "temporary tables, indexes, triggers and views are not allowed"
             }
+            if context.action == .createVTable, let module = context.arg2?.lowercased(), deniedTables.contains(module) {
+                return "the \(module) virtual table is not allowed"
+            }
             return nil
         case .function:
-            if context.arg2?.lowercased() == "load_extension" {
-                return "load_extension() is not allowed"
+            if let name = context.arg2?.lowercased(), deniedFunctions.contains(name) {
+                return "\(name)() is not allowed"
+            }
+            return nil
+        case .read:
+            if let table = context.arg1?.lowercased(), deniedTables.contains(table) {
+                return "reading \(table) is not allowed"
             }
             return nil
         case .pragma:
@@ -77,6 +101,13 @@ enum SQLPolicy {
         default:
             return nil
         }
+    }
+
+    /// Whether `error` is SQLite's report of a function the authorizer denied: unlike other denials it comes as
+    /// `SQLITE_ERROR` "not authorized to use function: NAME" (the check runs while names are resolved), so the
+    /// service has to recognise it to answer 403 `SQLITE_AUTH` like every other denial.
+    static func isFunctionDenial(_ error: DatabaseError) -> Bool {
+        error.extendedResultCode == .SQLITE_ERROR && error.message.hasPrefix("not authorized to use function")
     }
 
     private static func pragmaDenial(name rawName: String, argument: String?, role: Role) -> String? {

@@ -33,7 +33,7 @@ import Testing
             _ = fixture.service.handle(
                 .init(
                     method: "POST",
-                    target: "/update?secret=query-9c1e",
+                    target: "/update?note=query-9c1e",
                     headers: headers,
                     body: Array(#"{"sql": "INSERT INTO t VALUES (?)", "params": ["value-5d2b"]}"#.utf8)
                 )
