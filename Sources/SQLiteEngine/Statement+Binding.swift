@@ -55,14 +55,40 @@ extension Statement {
     }
 
     private func bindNamed(_ values: [String: DatabaseValue]) throws {
-        let names = parameterNames
-        for (offset, name) in names.enumerated() {
+        let table = parameterTable
+        if table.keysAreUnambiguous {
+            // Fast path: one lookup per parameter (in the form the caller used last time), then one comparison of
+            // counts. As no key can match two parameters, "every parameter found a key and there are exactly as
+            // many keys" means no key is unknown or given twice. Anything else is left to the strict path below,
+            // which finds and reports the first mistake exactly as it always did (binding again is harmless).
+            var bareFirst = namedKeysAreBare
+            var found = 0
+            for index in 0..<table.names.count {
+                var value = bareFirst ? values[table.bareNames[index]] : values[table.names[index]!]
+                if value == nil {
+                    value = bareFirst ? values[table.names[index]!] : values[table.bareNames[index]]
+                    if value == nil { break }
+                    bareFirst.toggle()
+                    namedKeysAreBare = bareFirst
+                }
+                try bind(value!, at: Int32(index + 1))
+                found += 1
+            }
+            if found == table.names.count, found == values.count {
+                return
+            }
+        }
+        try bindNamedStrictly(values, table: table)
+    }
+
+    private func bindNamedStrictly(_ values: [String: DatabaseValue], table: ParameterTable) throws {
+        for (offset, name) in table.names.enumerated() {
             guard let name, Self.isNamed(name) else {
                 // Gaps left by "?NNN" are unnamed too; a statement with only such parameters is positional.
                 throw DatabaseError.binding(
                     "named values given for positional parameters (parameter \(name ?? "?\(offset + 1)"))", sql: sql)
             }
-            let bare = String(name.dropFirst())
+            let bare = table.bareNames[offset]
             let value: DatabaseValue
             if let exact = values[name] {
                 value = exact
@@ -77,7 +103,7 @@ extension Statement {
             try bind(value, at: Int32(offset + 1))
         }
         if values.count > 0 {
-            if let unknown = values.keys.sorted().first(where: { !acceptedParameterKeys.contains($0) }) {
+            if let unknown = values.keys.sorted().first(where: { !table.acceptedKeys.contains($0) }) {
                 throw DatabaseError.binding("unknown parameter name '\(unknown)'", sql: sql)
             }
         }
