@@ -27,4 +27,16 @@ struct ParameterTable {
         self.acceptedKeys = keys
         self.keysAreUnambiguous = isFullyNamed && keys.count == 2 * names.count
     }
+
+    /// The index of the parameter that `key` names (with or without its prefix), comparing strings rather than
+    /// hashing; looks at `hint` first.
+    func index(ofKey key: String, hint: Int) -> Int? {
+        if hint < names.count, key == bareNames[hint] || key == names[hint] {
+            return hint
+        }
+        for index in 0..<names.count where key == bareNames[index] || key == names[index] {
+            return index
+        }
+        return nil
+    }
 }

@@ -56,25 +56,36 @@ extension Statement {
 
     private func bindNamed(_ values: [String: DatabaseValue]) throws {
         let table = parameterTable
-        if table.keysAreUnambiguous {
-            // Fast path: one lookup per parameter (in the form the caller used last time), then one comparison of
-            // counts. As no key can match two parameters, "every parameter found a key and there are exactly as
-            // many keys" means no key is unknown or given twice. Anything else is left to the strict path below,
-            // which finds and reports the first mistake exactly as it always did (binding again is harmless).
-            var bareFirst = namedKeysAreBare
-            var found = 0
-            for index in 0..<table.names.count {
-                var value = bareFirst ? values[table.bareNames[index]] : values[table.names[index]!]
-                if value == nil {
-                    value = bareFirst ? values[table.names[index]!] : values[table.bareNames[index]]
-                    if value == nil { break }
-                    bareFirst.toggle()
-                    namedKeysAreBare = bareFirst
-                }
-                try bind(value!, at: Int32(index + 1))
-                found += 1
+        let count = table.names.count
+        if table.keysAreUnambiguous, values.count == count, count <= 64 {
+            // Fast path, hashing nothing: walk the dictionary and find each key's parameter by string comparison,
+            // first where the key at the same position went last time. As no key can match two parameters, "as many
+            // keys as parameters, each key matched a parameter, no parameter matched twice" means every parameter
+            // has exactly one value and no key is unknown. Anything else is left to the strict path below, which
+            // finds and reports the first mistake exactly as it always did (binding again is harmless).
+            var order = namedKeyOrder
+            if order.count != count {
+                order = Array(0..<count)
             }
-            if found == table.names.count, found == values.count {
+            var orderChanged = false
+            var seen: UInt64 = 0
+            var position = 0
+            for (key, value) in values {
+                guard let index = table.index(ofKey: key, hint: order[position]), seen & (1 << index) == 0 else {
+                    break
+                }
+                seen |= 1 << index
+                if order[position] != index {
+                    order[position] = index
+                    orderChanged = true
+                }
+                try bind(value, at: Int32(index + 1))
+                position += 1
+            }
+            if orderChanged {
+                namedKeyOrder = order
+            }
+            if position == count {
                 return
             }
         }

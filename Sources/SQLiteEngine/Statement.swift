@@ -32,9 +32,9 @@ public final class Statement {
         names: (0..<parameterCount).map { index in
             sqlite3_bind_parameter_name(handle, Int32(index + 1)).map { String(cString: $0) }
         })
-    /// Whether named arguments were last given without their prefix (`"id"` rather than `":id"`), so that binding
-    /// looks that form up first: one dictionary lookup per parameter for a caller who is consistent.
-    var namedKeysAreBare = true
+    /// For named binding: the parameter index matched by each key of the last call, in the dictionary's iteration
+    /// order, tried first by the next call (a caller building the same dictionary each time sees the same order).
+    var namedKeyOrder: [Int] = []
 
     /// The result column names, built on first use by ``columnIndex(named:)`` and dropped on reset (a schema change
     /// may re-prepare the statement with other columns).
