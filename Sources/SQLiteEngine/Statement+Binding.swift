@@ -19,7 +19,13 @@ extension Statement {
         guard isValid else {
             throw DatabaseError.databaseClosed
         }
-        reset()
+        if isExecuting || sqlite3_stmt_busy(handle) != 0 {
+            reset()
+        } else {
+            // Already reset: `step()` resets at SQLITE_DONE and on every error, and `reset()` resets, so a statement
+            // that is not running needs no second `sqlite3_reset` (which is not free) before the binds.
+            columnNameTable = nil
+        }
         do {
             switch arguments {
             case .positional(let values):

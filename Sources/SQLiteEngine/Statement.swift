@@ -22,7 +22,8 @@ public final class Statement {
     /// Set when a bind or step failed: the cache drops the statement instead of lending it again.
     var needsEviction = false
 
-    private var isExecuting = false
+    /// Whether a run is in progress: stepped at least once since the last reset, and not yet done.
+    private(set) var isExecuting = false
     private var totalChangesBefore: Int64 = 0
     private var lastInsertRowIDBefore: Int64 = 0
     private var finishedChanges = 0

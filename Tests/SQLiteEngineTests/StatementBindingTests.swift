@@ -152,4 +152,22 @@ import Testing
         #expect(statement.int64(at: 0) == 5)
         statement.reset()
     }
+
+    /// Checks that binding again after a finished run, and after a failed one, runs the statement afresh with the
+    /// new values, with `changes` and `insertedRowID` describing each run.
+    @Test func bind_afterDoneOrFailureRunsAfresh() throws {
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER UNIQUE)")
+        let insert = try db.makeStatement(sql: "INSERT INTO t(x) VALUES (?)")
+        try insert.run([10])
+        #expect(insert.insertedRowID == 1)
+        try insert.run([20])
+        #expect(insert.insertedRowID == 2)
+        #expect(insert.changes == 1)
+        #expect(throws: DatabaseError.self) { try insert.run([20]) }
+        #expect(insert.insertedRowID == nil)
+        #expect(insert.changes == 0)
+        try insert.run([30])
+        #expect(insert.insertedRowID == 3)
+        #expect(try db.string(sql: "SELECT group_concat(x) FROM t") == "10,20,30")
+    }
 }
