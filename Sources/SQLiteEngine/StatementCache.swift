@@ -28,10 +28,13 @@ struct StatementCache {
     mutating func lookup(_ sql: String) -> Statement? {
         clock &+= 1
         let statement: Statement
+        let isRecent: Bool
         if let recent, recent.sql == sql {
             statement = recent.statement
+            isRecent = true
         } else if let entry = entries[sql] {
             statement = entry
+            isRecent = false
         } else {
             misses += 1
             return nil
@@ -40,7 +43,9 @@ struct StatementCache {
             remove(sql)
         } else if !statement.isInUse {
             statement.cacheLastUse = clock
-            recent = (sql, statement)
+            if !isRecent {
+                recent = (sql, statement)
+            }
             hits += 1
             return statement
         }
