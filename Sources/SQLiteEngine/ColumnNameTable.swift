@@ -28,6 +28,7 @@ final class ColumnNameTable: Sendable {
     /// The index of the leftmost column named `name` (case-insensitive), or `nil`.
     ///
     /// - Parameter hint: Where to look first for an exact match (typically the column after the previous hit).
+    @inline(__always)
     func index(of name: String, hint: Int = 0) -> Int? {
         let count = names.count
         if hint >= 0, hint < count, names[hint] == name {
@@ -36,7 +37,12 @@ final class ColumnNameTable: Sendable {
         for index in 0..<count where names[index] == name {
             return firstEquivalent[index]
         }
-        let lowercased = name.lowercased()
-        return lowercasedNames.firstIndex(of: lowercased)
+        return caseInsensitiveIndex(of: name)
+    }
+
+    // Kept out of line so that the exact-match path above stays small enough to inline.
+    @inline(never)
+    private func caseInsensitiveIndex(of name: String) -> Int? {
+        lowercasedNames.firstIndex(of: name.lowercased())
     }
 }

@@ -27,16 +27,13 @@ extension Statement {
     /// The column names are read once per execution; a lookup then compares strings, looking first at the column
     /// after the previous hit (see `ColumnNameTable`), so reading a row by name, column after column, hashes nothing.
     public func columnIndex(named name: String) -> Int? {
-        let table: ColumnNameTable
-        if let existing = columnNameTable {
-            table = existing
-        } else {
-            table = ColumnNameTable(names: columnNames)
-            columnNameTable = table
+        guard let table = columnNameTable else {
+            columnNameTable = ColumnNameTable(names: columnNames)
+            return columnIndex(named: name)
         }
         let index = table.index(of: name, hint: nextColumnHint)
         if let index {
-            nextColumnHint = index + 1
+            nextColumnHint = index &+ 1
         }
         return index
     }
