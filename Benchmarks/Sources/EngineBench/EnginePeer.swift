@@ -64,14 +64,17 @@ final class EnginePeer {
         return rows
     }
 
+    // One read transaction around all the selects, as GRDB's `read` opens one (a savepoint).
     func pointSelects(ids: [Int64]) throws -> Int {
-        var sum = 0
-        for id in ids {
-            let statement = try db.cachedStatement(sql: "SELECT * FROM t WHERE id = ?")
-            try statement.bind(.positional([.integer(id)]))
-            if try statement.step() { sum &+= Int(statement.int64(at: 1)) }
-            statement.reset()
+        try db.transaction(.deferred) { db in
+            var sum = 0
+            for id in ids {
+                let statement = try db.cachedStatement(sql: "SELECT * FROM t WHERE id = ?")
+                try statement.bind(.positional([.integer(id)]))
+                if try statement.step() { sum &+= Int(statement.int64(at: 1)) }
+                statement.reset()
+            }
+            return sum
         }
-        return sum
     }
 }

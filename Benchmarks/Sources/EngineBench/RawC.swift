@@ -51,6 +51,9 @@ final class RawC {
         let statement = prepare("SELECT * FROM t WHERE id = ?")
         defer { sqlite3_finalize(statement) }
         var sum = 0
+        // One read transaction around all the selects, as GRDB's `read` opens one (a savepoint).
+        exec("BEGIN DEFERRED")
+        defer { exec("COMMIT") }
         for id in ids {
             sqlite3_bind_int64(statement, 1, id)
             if sqlite3_step(statement) == SQLITE_ROW { sum &+= Int(sqlite3_column_int64(statement, 1)) }
