@@ -119,16 +119,13 @@ public struct Row: Sendable, Hashable {
 final class RowLayout: Sendable {
     let columnNames: [String]
     let declaredTypes: [String?]
-    private let lowercasedIndex: [String: Int]
+    /// Name lookups by exact comparison first, without hashing (see `ColumnNameTable`).
+    private let nameTable: ColumnNameTable
 
     init(columnNames: [String], declaredTypes: [String?]) {
         self.columnNames = columnNames
         self.declaredTypes = declaredTypes
-        var index: [String: Int] = [:]
-        for (offset, name) in columnNames.enumerated().reversed() {
-            index[name.lowercased()] = offset
-        }
-        self.lowercasedIndex = index
+        self.nameTable = ColumnNameTable(names: columnNames)
     }
 
     convenience init(statement: Statement) {
@@ -136,6 +133,6 @@ final class RowLayout: Sendable {
     }
 
     func index(ofColumn name: String) -> Int? {
-        lowercasedIndex[name.lowercased()]
+        nameTable.index(of: name)
     }
 }

@@ -19,7 +19,13 @@ extension Statement {
         guard isValid else {
             throw DatabaseError.databaseClosed
         }
-        reset()
+        if isExecuting || sqlite3_stmt_busy(handle) != 0 {
+            reset()
+        } else {
+            // Already reset: `step()` resets at SQLITE_DONE and on every error, and `reset()` resets, so a statement
+            // that is not running needs no second `sqlite3_reset` (which is not free) before the binds.
+            columnNameTable = nil
+        }
         do {
             switch arguments {
             case .positional(let values):
@@ -49,20 +55,65 @@ extension Statement {
         }
         var index: Int32 = 1
         for value in values {
-            try bind(value, at: index)
+            // Integers, the most common value, bind inline: no call, no copy of an enum payload.
+            if case .integer(let int) = value {
+                let code = sqlite3_bind_int64(handle, index, int)
+                if code != SQLITE_OK {
+                    throw connection.error(code: code, sql: sql)
+                }
+            } else {
+                try bind(value, at: index)
+            }
             index += 1
         }
     }
 
     private func bindNamed(_ values: [String: DatabaseValue]) throws {
-        let names = parameterNames
-        for (offset, name) in names.enumerated() {
+        let table = parameterTable
+        let count = table.names.count
+        if table.keysAreUnambiguous, values.count == count, count <= 64 {
+            // Fast path, hashing nothing: walk the dictionary and find each key's parameter by string comparison,
+            // first where the key at the same position went last time. As no key can match two parameters, "as many
+            // keys as parameters, each key matched a parameter, no parameter matched twice" means every parameter
+            // has exactly one value and no key is unknown. Anything else is left to the strict path below, which
+            // finds and reports the first mistake exactly as it always did (binding again is harmless).
+            var order = namedKeyOrder
+            if order.count != count {
+                order = Array(0..<count)
+            }
+            var orderChanged = false
+            var seen: UInt64 = 0
+            var position = 0
+            for (key, value) in values {
+                guard let index = table.index(ofKey: key, hint: order[position]), seen & (1 << index) == 0 else {
+                    break
+                }
+                seen |= 1 << index
+                if order[position] != index {
+                    order[position] = index
+                    orderChanged = true
+                }
+                try bind(value, at: Int32(index + 1))
+                position += 1
+            }
+            if orderChanged {
+                namedKeyOrder = order
+            }
+            if position == count {
+                return
+            }
+        }
+        try bindNamedStrictly(values, table: table)
+    }
+
+    private func bindNamedStrictly(_ values: [String: DatabaseValue], table: ParameterTable) throws {
+        for (offset, name) in table.names.enumerated() {
             guard let name, Self.isNamed(name) else {
                 // Gaps left by "?NNN" are unnamed too; a statement with only such parameters is positional.
                 throw DatabaseError.binding(
                     "named values given for positional parameters (parameter \(name ?? "?\(offset + 1)"))", sql: sql)
             }
-            let bare = String(name.dropFirst())
+            let bare = table.bareNames[offset]
             let value: DatabaseValue
             if let exact = values[name] {
                 value = exact
@@ -77,7 +128,7 @@ extension Statement {
             try bind(value, at: Int32(offset + 1))
         }
         if values.count > 0 {
-            if let unknown = values.keys.sorted().first(where: { !acceptedParameterKeys.contains($0) }) {
+            if let unknown = values.keys.sorted().first(where: { !table.acceptedKeys.contains($0) }) {
                 throw DatabaseError.binding("unknown parameter name '\(unknown)'", sql: sql)
             }
         }

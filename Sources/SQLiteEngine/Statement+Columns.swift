@@ -22,21 +22,20 @@ extension Statement {
     }
 
     /// The index of the first result column called `name`, compared case-insensitively (as SQLite compares
-    /// identifiers), or `nil` when there is none. The lookup table is built once per execution.
+    /// identifiers), or `nil` when there is none.
+    ///
+    /// The column names are read once per execution; a lookup then compares strings, looking first at the column
+    /// after the previous hit (see `ColumnNameTable`), so reading a row by name, column after column, hashes nothing.
     public func columnIndex(named name: String) -> Int? {
-        if let index = columnIndexByName?[name] ?? columnIndexByName?[name.lowercased()] {
-            return index
+        guard let table = columnNameTable else {
+            columnNameTable = ColumnNameTable(names: columnNames)
+            return columnIndex(named: name)
         }
-        if columnIndexByName == nil {
-            var table: [String: Int] = [:]
-            for (index, column) in columnNames.enumerated() {
-                let key = column.lowercased()
-                if table[key] == nil { table[key] = index }
-            }
-            columnIndexByName = table
-            return table[name.lowercased()]
+        let index = table.index(of: name, hint: nextColumnHint)
+        if let index {
+            nextColumnHint = index &+ 1
         }
-        return nil
+        return index
     }
 
     // The readers below work on the current row, after `step()` returned true. Like the C API they do not check

@@ -22,25 +22,32 @@ public final class Statement {
     /// Set when a bind or step failed: the cache drops the statement instead of lending it again.
     var needsEviction = false
 
-    private var isExecuting = false
+    /// Whether a run is in progress: stepped at least once since the last reset, and not yet done.
+    private(set) var isExecuting = false
     private var totalChangesBefore: Int64 = 0
     private var lastInsertRowIDBefore: Int64 = 0
     private var finishedChanges = 0
     private var finishedInsertedRowID: Int64?
-    private lazy var parameterNamesStorage: [String?] = (0..<parameterCount).map { index in
-        sqlite3_bind_parameter_name(handle, Int32(index + 1)).map { String(cString: $0) }
-    }
+    /// The parameter names, built once on first use (they cannot change: a re-prepare keeps the SQL text).
+    lazy var parameterTable = ParameterTable(
+        names: (0..<parameterCount).map { index in
+            sqlite3_bind_parameter_name(handle, Int32(index + 1)).map { String(cString: $0) }
+        })
+    /// For named binding: the parameter index matched by each key of the last call, in the dictionary's iteration
+    /// order, tried first by the next call (a caller building the same dictionary each time sees the same order).
+    var namedKeyOrder: [Int] = []
 
-    /// Lower-cased column name → index of its first column, built on first use by ``columnIndex(named:)`` and
-    /// dropped on reset (a schema change may re-prepare the statement with other columns).
-    var columnIndexByName: [String: Int]?
+    /// The result column names, built on first use by ``columnIndex(named:)`` and dropped on reset (a schema change
+    /// may re-prepare the statement with other columns).
+    var columnNameTable: ColumnNameTable?
+    /// The column after the last one ``columnIndex(named:)`` found, where the next lookup looks first.
+    var nextColumnHint = 0
 
     /// Whether any parameter is named (`:x`, `@x`, `$x`); computed once, as binding checks it on every call.
     lazy var hasNamedParameter: Bool = parameterNames.contains { Self.isNamed($0) }
 
-    /// Every key a named argument may use: each parameter name with and without its prefix.
-    lazy var acceptedParameterKeys: Set<String> = Set(
-        parameterNames.compactMap { $0 }.flatMap { [$0, String($0.dropFirst())] })
+    /// The statement's position in the cache's least-recently-used order (the cache's clock at its last use).
+    var cacheLastUse: UInt64 = 0
 
     init(connection: Connection, handle: OpaquePointer) {
         self.connection = connection
@@ -66,7 +73,7 @@ public final class Statement {
     ///
     /// Index `i` describes parameter `i + 1`.
     public var parameterNames: [String?] {
-        parameterNamesStorage
+        parameterTable.names
     }
 
     /// Whether a row is available or the statement is between its first step and its end.
@@ -119,7 +126,7 @@ public final class Statement {
         if isExecuting {
             endExecution()
         }
-        columnIndexByName = nil
+        columnNameTable = nil
         sqlite3_reset(handle)
     }
 

@@ -39,6 +39,51 @@ import Testing
         #expect(try db.int64(sql: "SELECT :a + :a * :b", arguments: ["a": 2, "b": 10]) == 22)
     }
 
+    /// Checks that named binding puts each value on its own parameter whatever the keys' form and the dictionary's
+    /// order, on one statement bound again and again (the fast path remembers where keys went last time).
+    @Test func bind_namedValuesLandOnTheirParametersAcrossCalls() throws {
+        let statement = try db.makeStatement(sql: "SELECT :a, @b, $c, :d")
+        let keys = [["a", "b", "c", "d"], [":a", "@b", "$c", ":d"], ["d", "$c", "a", "@b"]]
+        for round in 0..<30 {
+            var values: [String: DatabaseValue] = [:]
+            for key in keys[round % keys.count] {
+                let bare = key.first!.isLetter ? key : String(key.dropFirst())
+                values[key] = .integer(Int64(round * 10 + Int(bare.unicodeScalars.first!.value - 96)))
+            }
+            try statement.bind(.named(values))
+            #expect(try statement.step())
+            #expect((0..<4).map { statement.int64(at: $0) } == (1...4).map { Int64(round * 10 + $0) })
+            statement.reset()
+        }
+    }
+
+    /// Checks that a key given with and without its prefix is rejected even when the count of keys looks right.
+    @Test func bind_rejectsNameGivenTwice() throws {
+        let error = try #require(
+            databaseError { _ = try db.scalar(sql: "SELECT :a, :b", arguments: [":a": 1, "a": 2]) })
+        #expect(error.kind == .binding)
+        #expect(error.message == "parameter :a is given twice (as ':a' and 'a')")
+        let twice = try #require(
+            databaseError { _ = try db.scalar(sql: "SELECT :a, :b", arguments: [":a": 1, "a": 2, "b": 3]) })
+        #expect(twice.message == "parameter :a is given twice (as ':a' and 'a')")
+    }
+
+    /// Checks that an unknown key is rejected when there are as many keys as parameters.
+    @Test func bind_rejectsUnknownNameWithRightCount() throws {
+        let statement = try db.makeStatement(sql: "SELECT :a, :b")
+        try statement.bind(["a": 1, "b": 2])  // prime the remembered key order
+        let error = try #require(databaseError { try statement.bind(["a": 1, "c": 2]) })
+        #expect(error.kind == .binding)
+        #expect(error.message == "missing value for parameter :b")
+    }
+
+    /// Checks that one bare key binds every parameter spelled with it (":a" and "@a" are two parameters).
+    @Test func bind_bareKeyBindsEveryPrefix() throws {
+        let row = try #require(try db.fetchOne(sql: "SELECT :a, @a", arguments: ["a": 5]))
+        #expect(row.int64(at: 0) == 5)
+        #expect(row.int64(at: 1) == 5)
+    }
+
     /// Checks that a missing named value is rejected, naming the parameter.
     @Test func bind_rejectsMissingName() throws {
         let error = try #require(databaseError { _ = try db.scalar(sql: "SELECT :id, :name", arguments: ["id": 1]) })
@@ -106,5 +151,23 @@ import Testing
         #expect(try statement.step())
         #expect(statement.int64(at: 0) == 5)
         statement.reset()
+    }
+
+    /// Checks that binding again after a finished run, and after a failed one, runs the statement afresh with the
+    /// new values, with `changes` and `insertedRowID` describing each run.
+    @Test func bind_afterDoneOrFailureRunsAfresh() throws {
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER UNIQUE)")
+        let insert = try db.makeStatement(sql: "INSERT INTO t(x) VALUES (?)")
+        try insert.run([10])
+        #expect(insert.insertedRowID == 1)
+        try insert.run([20])
+        #expect(insert.insertedRowID == 2)
+        #expect(insert.changes == 1)
+        #expect(throws: DatabaseError.self) { try insert.run([20]) }
+        #expect(insert.insertedRowID == nil)
+        #expect(insert.changes == 0)
+        try insert.run([30])
+        #expect(insert.insertedRowID == 3)
+        #expect(try db.string(sql: "SELECT group_concat(x) FROM t") == "10,20,30")
     }
 }

@@ -32,6 +32,42 @@ import Testing
         #expect(db.statementCacheStatistics.misses == misses + 1)
     }
 
+    /// Checks that the statement found last is not handed out again once evicted, removed or cleared.
+    @Test func cache_recentStatementLeavesWithItsEntry() throws {
+        var configuration = Configuration()
+        configuration.statementCacheSize = 1
+        let db = try makeMemoryDatabase(configuration)
+        let a = try db.cachedStatement(sql: "SELECT 'a'")
+        #expect(try db.cachedStatement(sql: "SELECT 'a'") === a)
+        _ = try db.cachedStatement(sql: "SELECT 'b'")  // evicts 'a'
+        #expect(try db.cachedStatement(sql: "SELECT 'a'") !== a)
+        let b = try db.cachedStatement(sql: "SELECT 'b'")  // evicts the new 'a', prepares 'b' again
+        #expect(try db.cachedStatement(sql: "SELECT 'b'") === b)
+        db.clearStatementCache()
+        #expect(try db.cachedStatement(sql: "SELECT 'b'") !== b)
+    }
+
+    /// Checks that the statement found last is dropped, not lent again, after its step failed.
+    @Test func cache_recentStatementEvictedAfterFailure() throws {
+        let db = try makeMemoryDatabase()
+        try db.execute(sql: "CREATE TABLE t(x INTEGER UNIQUE)")
+        try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [1])
+        let statement = try db.cachedStatement(sql: "INSERT INTO t VALUES (?)")
+        #expect(throws: DatabaseError.self) { try statement.run([1]) }
+        #expect(try db.cachedStatement(sql: "INSERT INTO t VALUES (?)") !== statement)
+    }
+
+    /// Checks that the statement found last is not lent twice while a cursor holds it.
+    @Test func cache_recentStatementNotLentWhileInUse() throws {
+        let db = try makeMemoryDatabase()
+        let cursor = try db.query(sql: "SELECT 1 UNION ALL SELECT 2")
+        #expect(try cursor.step())
+        let other = try db.cachedStatement(sql: "SELECT 1 UNION ALL SELECT 2")
+        #expect(other !== cursor.statement)
+        cursor.close()
+        #expect(try db.cachedStatement(sql: "SELECT 1 UNION ALL SELECT 2") === cursor.statement)
+    }
+
     /// Checks that size 0 disables the cache.
     @Test func cache_sizeZeroDisables() throws {
         var configuration = Configuration()

@@ -34,42 +34,47 @@ final class EnginePeer {
         return sum
     }
 
+    // The inserts build an argument array or dictionary per row and bind it with the strict `run(_:)`, as the GRDB
+    // peer does with `StatementArguments` and `execute(arguments:)`: the same work a typical caller does.
     func insertPositional(rows: Int, sql: String) throws -> Int {
-        try db.execute(sql: "DELETE FROM ins")
         try db.transaction(.immediate) { db in
+            try db.execute(sql: "DELETE FROM ins")
             let statement = try db.cachedStatement(sql: sql)
             for row in 0..<rows {
-                for column in 0..<10 { try statement.bind(.integer(Int64(row &* 10 &+ column)), at: column + 1) }
-                while try statement.step() {}
+                var values: [DatabaseValue] = []
+                values.reserveCapacity(10)
+                for column in 0..<10 { values.append(.integer(Int64(row &* 10 &+ column))) }
+                try statement.run(.positional(values))
             }
         }
         return rows
     }
 
     func insertNamed(rows: Int, sql: String, names: [String]) throws -> Int {
-        try db.execute(sql: "DELETE FROM ins")
-        let keys = names.map { ":" + $0 }
         try db.transaction(.immediate) { db in
+            try db.execute(sql: "DELETE FROM ins")
             let statement = try db.cachedStatement(sql: sql)
             for row in 0..<rows {
                 var values: [String: DatabaseValue] = [:]
                 values.reserveCapacity(10)
-                for (column, key) in keys.enumerated() { values[key] = .integer(Int64(row &* 10 &+ column)) }
-                try statement.bind(.named(values))
-                while try statement.step() {}
+                for (column, name) in names.enumerated() { values[name] = .integer(Int64(row &* 10 &+ column)) }
+                try statement.run(.named(values))
             }
         }
         return rows
     }
 
+    // One read transaction around all the selects, as GRDB's `read` opens one (a savepoint).
     func pointSelects(ids: [Int64]) throws -> Int {
-        var sum = 0
-        for id in ids {
-            let statement = try db.cachedStatement(sql: "SELECT * FROM t WHERE id = ?")
-            try statement.bind(.positional([.integer(id)]))
-            if try statement.step() { sum &+= Int(statement.int64(at: 1)) }
-            statement.reset()
+        try db.transaction(.deferred) { db in
+            var sum = 0
+            for id in ids {
+                let statement = try db.cachedStatement(sql: "SELECT * FROM t WHERE id = ?")
+                try statement.bind(.positional([.integer(id)]))
+                if try statement.step() { sum &+= Int(statement.int64(at: 1)) }
+                statement.reset()
+            }
+            return sum
         }
-        return sum
     }
 }
