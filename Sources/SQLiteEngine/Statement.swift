@@ -138,8 +138,11 @@ public final class Statement {
 
     /// Rows inserted, updated or deleted by this statement since its first step after the last reset.
     ///
-    /// The difference of `sqlite3_total_changes64` around the run, so it is 0 for DDL and SELECT and counts no
-    /// leftover from an earlier statement. Changes made by triggers are included.
+    /// Once the run is over: `sqlite3_changes64` when the statement changed anything, else 0. `sqlite3_changes64`
+    /// alone keeps the count of an earlier statement across DDL and SELECT; the difference of
+    /// `sqlite3_total_changes64` around the run tells whether this statement changed rows, but also counts rows
+    /// written by its triggers, which `sqlite3_changes64` leaves out (as the API contract wants). While the
+    /// statement is still running, the total difference is all there is.
     public var changes: Int {
         if isExecuting, !isReadOnly, isValid {
             return Int(sqlite3_total_changes64(connection.handle) - totalChangesBefore)
@@ -172,7 +175,8 @@ public final class Statement {
     private func endExecution() {
         isExecuting = false
         if !isReadOnly, let db = connection.handle {
-            finishedChanges = Int(sqlite3_total_changes64(db) - totalChangesBefore)
+            let changedAnything = sqlite3_total_changes64(db) != totalChangesBefore
+            finishedChanges = changedAnything ? Int(sqlite3_changes64(db)) : 0
             let rowID = sqlite3_last_insert_rowid(db)
             if rowID == Int64.min {
                 sqlite3_set_last_insert_rowid(db, lastInsertRowIDBefore)

@@ -54,8 +54,9 @@ import Testing
         #expect(db.lastInsertRowID == 10)
     }
 
-    /// Checks that rows changed by triggers count in changes, and INSERT RETURNING reports its rowid.
-    @Test func changes_includeTriggersAndReturning() throws {
+    /// Checks that rows written by triggers do not count in changes (as `sqlite3_changes`), and INSERT RETURNING
+    /// reports its rowid.
+    @Test func changes_excludeTriggersAndReturning() throws {
         try db.executeScript(
             """
             CREATE TABLE audit(msg);
@@ -67,8 +68,12 @@ import Testing
             ids.append(statement.int64(at: 0))
         }
         #expect(ids == [1, 2])
-        #expect(statement.changes == 4)
+        #expect(statement.changes == 2)
         #expect(statement.insertedRowID == 2)
-        #expect(db.changes == 4)
+        #expect(db.changes == 2)
+        #expect(try db.int64(sql: "SELECT count(*) FROM audit") == 2)
+        // A later DDL statement reports 0, not the count left over from the insert.
+        try db.execute(sql: "CREATE TABLE later(y)")
+        #expect(db.changes == 0)
     }
 }
