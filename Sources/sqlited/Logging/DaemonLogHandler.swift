@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SQLiteService
 
 /// Writes log lines to stderr, where journald (or a terminal) collects them.
 ///
@@ -58,24 +59,11 @@ struct DaemonLogHandler: LogHandler {
         return quoted(text)
     }
 
-    /// A JSON string literal (also used to quote text values).
+    /// A JSON string literal (also used to quote text values), escaped by the service's JSON writer.
     static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                result +=
-                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        var writer = JSONWriter(capacity: text.utf8.count + 2)
+        writer.writeString(text)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     private static func timestamp() -> String {
