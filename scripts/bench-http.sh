@@ -292,8 +292,9 @@ for workload in query update; do
     else
         db=$(fresh_db "sqlited-$workload")
         port=$(free_port)
+        # --log-level warning: no per-request log line, as the reference servers write none.
         run_case sqlited "$workload" "$workload.lua" "$port" \
-            "$SQLITED" --database "$db" --host 127.0.0.1 --port "$port"
+            "$SQLITED" --database "$db" --host 127.0.0.1 --port "$port" --log-level warning
     fi
     db=$(fresh_db "reference-$workload")
     port=$(free_port)
