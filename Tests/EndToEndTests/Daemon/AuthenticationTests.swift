@@ -148,6 +148,47 @@ import Glibc
         #expect(allowed.stderr.contains("listeners=0.0.0.0:0"), "\(allowed.stderr)")
     }
 
+    /// On a non-loopback listener, a reload that removes every token is refused (the running tokens stay), unless
+    /// `auth.allow_unauthenticated_remote` is true.
+    @Test func reloadRemovingLastTokenOnRemoteListener_isRefused() throws {
+        let directory = try TemporaryDirectory(prefix: "sqlited-auth")
+        let file = directory.path("sqlited.yaml")
+        let database = directory.path("db.sqlite").path
+        try "auth:\n  tokens:\n\(Self.tokenEntries([.read]))".write(to: file, atomically: true, encoding: .utf8)
+        let notify = try NotifySocket(path: directory.path("notify").path)
+        let daemon = try DaemonProcess(
+            arguments: ["serve", "--config", file.path, "--host", "0.0.0.0", "--port", "0", "--database", database],
+            environment: ["NOTIFY_SOCKET": notify.address],
+            directory: directory.url
+        )
+        try notify.waitFor("READY=1")
+        let url = try #require(try daemon.waitForListeners().first)
+        let client = try HTTPTestClient(baseURL: url.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1"))
+        let query = #"{"sql": "SELECT 1"}"#
+
+        try "auth:\n  tokens: []\n".write(to: file, atomically: true, encoding: .utf8)
+        daemon.send(SIGHUP)
+        try notify.waitFor("RELOADING=1")
+        try notify.waitFor("READY=1")
+        #expect(daemon.stderr.contains("reload failed, keeping the running configuration"))
+        #expect(daemon.stderr.contains("refusing to listen on 0.0.0.0:0"))
+        #expect(try client.postJSON("/query", text: query).status == 401)
+        #expect(try client.postJSON("/query", text: query, headers: Self.bearer(Self.readToken)).status == 200)
+
+        try "auth:\n  tokens: []\n  allow_unauthenticated_remote: true\n".write(
+            to: file,
+            atomically: true,
+            encoding: .utf8
+        )
+        daemon.send(SIGHUP)
+        try notify.waitFor("RELOADING=1")
+        try notify.waitFor("READY=1")
+        #expect(try client.postJSON("/query", text: query).status == 200)
+
+        daemon.send(SIGTERM)
+        #expect(try daemon.waitForExit() == .exited(0))
+    }
+
     /// `hash-token` hashes the token on standard input (line break dropped) to `TokenStore.sha256Hex(of:)`;
     /// `--generate` prints a new token on stderr and its hash on stdout; a short token fails.
     @Test func hashToken_hashesStdinGeneratesAndRefusesShortTokens() throws {
