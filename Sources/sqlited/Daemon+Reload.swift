@@ -12,7 +12,12 @@ extension Daemon {
         defer { notifier.notify("READY=1\nSTATUS=serving") }
         let loaded: DaemonConfiguration
         do {
-            (loaded, _) = try runner.options.load()
+            let values: LayeredConfiguration
+            (loaded, values) = try runner.options.load()
+            _ = try loaded.checkUnauthenticatedExposure(
+                remoteListeners: remoteListeners,
+                source: values.source(of: "auth.tokens")
+            )
         } catch {
             logger.error("reload failed, keeping the running configuration", metadata: ["error": "\(error)"])
             return
@@ -49,8 +54,8 @@ extension Daemon {
         let http = configuration.httpLimits
         let service = configuration.serviceLimits
         switch key {
-        case "auth.tokens": return "\(configuration.tokens.count) token(s)"
-        case "auth.read_only_tokens": return "\(configuration.readOnlyTokens.count) token(s)"
+        case "auth.tokens": return "\(configuration.tokens?.entries.count ?? 0) token(s)"
+        case "auth.allow_unauthenticated_remote": return "\(configuration.allowUnauthenticatedRemote)"
         case "log.level": return configuration.logLevel.rawValue
         case "log.request_level": return configuration.requestLogLevel.rawValue
         case "shutdown.timeout_ms": return "\(configuration.shutdownTimeout)"

@@ -28,6 +28,9 @@ final class Daemon: Sendable {
     let logger: Logger
     let notifier: SystemdNotifier
     let levelControl: LogLevelControl
+    /// The listeners other machines can reach (see ``ListenerExposure``): a reload that removes every token while
+    /// there are some is refused unless `auth.allow_unauthenticated_remote` is true.
+    let remoteListeners: [String]
     private let state: Mutex<State>
     private let signalQueue = DispatchQueue(label: "sqlited.signals")
     private let stopped = DispatchSemaphore(value: 0)
@@ -39,7 +42,8 @@ final class Daemon: Sendable {
         server: HTTPServer,
         logger: Logger,
         notifier: SystemdNotifier,
-        levelControl: LogLevelControl
+        levelControl: LogLevelControl,
+        remoteListeners: [String]
     ) {
         self.runner = runner
         self.pool = pool
@@ -48,6 +52,7 @@ final class Daemon: Sendable {
         self.logger = logger
         self.notifier = notifier
         self.levelControl = levelControl
+        self.remoteListeners = remoteListeners
         self.state = Mutex(State(configuration: runner.configuration))
     }
 

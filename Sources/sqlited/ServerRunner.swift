@@ -61,6 +61,13 @@ struct ServerRunner {
             )
         }
 
+        let remoteListeners = listeners.compactMap(ListenerExposure.remoteDescription(of:))
+        let unauthenticatedRemote = try configuration.checkUnauthenticatedExposure(
+            remoteListeners: remoteListeners,
+            source: activation.sockets.isEmpty
+                ? (entries.last { $0.key == "listen.host" }?.source ?? .defaultValue) : .environment("LISTEN_FDS")
+        )
+
         try Self.createParentDirectory(of: configuration.databasePath)
         let pool = try Self.openPool(configuration: configuration)
         do {
@@ -95,8 +102,14 @@ struct ServerRunner {
         service.isAvailable = true
 
         logStartupSummary(logger: logger, server: server)
-        if !configuration.tokens.isEmpty || !configuration.readOnlyTokens.isEmpty {
-            logger.warning("auth.tokens are configured but this build does not enforce authentication yet")
+        if unauthenticatedRemote {
+            logger.warning(
+                "serving without authentication on a non-loopback address: anyone who can reach it can read and write",
+                metadata: [
+                    "listeners": "\(remoteListeners.joined(separator: ","))",
+                    "reason": "no auth.tokens and auth.allow_unauthenticated_remote is true",
+                ]
+            )
         }
 
         let daemon = Daemon(
@@ -106,7 +119,8 @@ struct ServerRunner {
             server: server,
             logger: logger,
             notifier: notifier,
-            levelControl: levelControl
+            levelControl: levelControl,
+            remoteListeners: remoteListeners
         )
         try daemon.installSignalHandlers()
         // Printed once the signal handlers are in place: a script or test that sends SIGTERM as soon as it reads
@@ -133,6 +147,7 @@ struct ServerRunner {
                 "config": "\(options.configFilePath(environment: ProcessInfo.processInfo.environment) ?? "none")",
                 "database": "\(configuration.databasePath)", "readers": "\(configuration.readerCount)",
                 "synchronous": "\(configuration.synchronous.rawValue)",
+                "tokens": "\(configuration.tokens?.entries.count ?? 0)",
                 "listeners": "\(server.boundAddresses.map(\.description).joined(separator: ","))",
                 "limits": """
                 body=\(http.maxBodySize) connections=\(http.maxConnections) rows=\(service.maxRows) \

@@ -17,8 +17,10 @@ enum ServiceWiring {
         options.backupDirectory = configuration.backupDirectory
         options.requestLogLevel = configuration.requestLogLevel
         options.metrics = configuration.metricsEnabled ? ServiceMetrics(databasePath: configuration.databasePath) : nil
-        return SQLiteService(
+        let service = SQLiteService(
             pool: pool, limits: configuration.serviceLimits, version: version, logger: logger, options: options)
+        service.setTokens(configuration.tokens)
+        return service
     }
 
     /// Called once the server exists (it is created after the service, which is its handler).
@@ -32,5 +34,6 @@ enum ServiceWiring {
         var options = service.options
         options.requestLogLevel = configuration.requestLogLevel
         service.setOptions(options)
+        service.setTokens(configuration.tokens)
     }
 }

@@ -17,7 +17,9 @@ struct CheckConfigCommand: ParsableCommand {
     func run() throws {
         let values: LayeredConfiguration
         do {
-            (_, values) = try options.load()
+            let configuration: DaemonConfiguration
+            (configuration, values) = try options.load()
+            try configuration.checkConfiguredListeners(values)
         } catch {
             FileHandle.standardError.write(Data("sqlited: configuration error: \(error)\n".utf8))
             throw ExitCode(ServeCommand.configurationErrorExitCode)

@@ -32,6 +32,12 @@ struct ServeCommand: ParsableCommand {
             throw ExitCode(Self.configurationErrorExitCode)
         }
         if checkConfig {
+            do {
+                try configuration.checkConfiguredListeners(values)
+            } catch {
+                FileHandle.standardError.write(Data("sqlited: configuration error: \(error)\n".utf8))
+                throw ExitCode(Self.configurationErrorExitCode)
+            }
             print("configuration OK")
             return
         }
@@ -41,6 +47,12 @@ struct ServeCommand: ParsableCommand {
             options: options,
             version: SqlitedCommand.version
         )
-        try runner.runUntilStopped()
+        do {
+            try runner.runUntilStopped()
+        } catch let error as ConfigurationError {
+            // Already logged by the runner; the exit status tells systemd not to restart (RestartPreventExitStatus=).
+            FileHandle.standardError.write(Data("sqlited: configuration error: \(error)\n".utf8))
+            throw ExitCode(Self.configurationErrorExitCode)
+        }
     }
 }

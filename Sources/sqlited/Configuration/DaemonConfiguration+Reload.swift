@@ -65,7 +65,7 @@ extension DaemonConfiguration {
         restart("migrations.directory", \.migrationsDirectory)
         restart("metrics.enabled", \.metricsEnabled)
         live("auth.tokens", \.tokens)
-        live("auth.read_only_tokens", \.readOnlyTokens)
+        live("auth.allow_unauthenticated_remote", \.allowUnauthenticatedRemote)
         return ReloadPlan(configuration: result, applied: applied, needRestart: needRestart)
     }
 }

@@ -37,10 +37,10 @@ struct DaemonConfiguration: Sendable, Equatable {
     var backupDirectory: String?
     var migrationsDirectory: String?
     var metricsEnabled: Bool
-    /// Bearer tokens with every permission (enforced by the service once authentication lands).
-    var tokens: [String]
-    /// Bearer tokens limited to reads.
-    var readOnlyTokens: [String]
+    /// The accepted bearer tokens (hashes, names and roles), or `nil` when none is configured: authentication off.
+    var tokens: TokenStore?
+    /// Whether the daemon may listen on a non-loopback address with no token configured.
+    var allowUnauthenticatedRemote: Bool
 
     /// Reads and validates every key, then rejects unknown keys.
     ///
@@ -153,18 +153,8 @@ struct DaemonConfiguration: Sendable, Equatable {
         let backupDirectory = try values.string("backup.directory", default: "")
         let migrationsDirectory = try values.string("migrations.directory", default: "")
         let metricsEnabled = try values.bool("metrics.enabled", default: true)
-        let tokens = try values.stringArray("auth.tokens", default: [], secret: true)
-        let readOnlyTokens = try values.stringArray("auth.read_only_tokens", default: [], secret: true)
-        for (key, list) in [("auth.tokens", tokens), ("auth.read_only_tokens", readOnlyTokens)] {
-            // Tokens travel in an HTTP field: no whitespace or control characters, and long enough not to be guessed.
-            if let index = list.firstIndex(where: { !Self.isAcceptableToken($0) }) {
-                throw ConfigurationError(
-                    key: key,
-                    source: values.source(of: key),
-                    message: "token #\(index + 1) must be 16 to 512 visible ASCII characters"
-                )
-            }
-        }
+        let tokens = try Self.loadTokens(from: values)
+        let allowUnauthenticatedRemote = try values.bool("auth.allow_unauthenticated_remote", default: false)
 
         try values.checkForUnknownKeys()
         return DaemonConfiguration(
@@ -187,7 +177,7 @@ struct DaemonConfiguration: Sendable, Equatable {
             migrationsDirectory: migrationsDirectory.isEmpty ? nil : migrationsDirectory,
             metricsEnabled: metricsEnabled,
             tokens: tokens,
-            readOnlyTokens: readOnlyTokens
+            allowUnauthenticatedRemote: allowUnauthenticatedRemote
         )
     }
 
@@ -203,10 +193,6 @@ struct DaemonConfiguration: Sendable, Equatable {
     private static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-    }
-
-    private static func isAcceptableToken(_ token: String) -> Bool {
-        (16...512).contains(token.utf8.count) && token.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 }
 

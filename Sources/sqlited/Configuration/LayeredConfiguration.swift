@@ -190,6 +190,13 @@ final class LayeredConfiguration {
         return values
     }
 
+    /// Replaces how the value last read for `key` is shown (`check-config --print`, the startup log), once the caller
+    /// has parsed it into something safe to show (token entries as `NAME:ROLE`, without their hashes).
+    func describe(_ key: String, as text: String) {
+        guard let index = entries.lastIndex(where: { $0.key == key }) else { return }
+        entries[index] = Entry(key: key, value: text, source: entries[index].source)
+    }
+
     /// The source of the value last read for `key` (`.defaultValue` when it was not set anywhere).
     func source(of key: String) -> ConfigurationSource {
         entries.last { $0.key == key }?.source ?? .defaultValue

@@ -62,6 +62,9 @@ import Testing
         TestPaths.packageRoot.appendingPathComponent("config/sqlited.yaml").path
     }
 
+    /// 64 hexadecimal digits, a well-formed token hash.
+    static let someHash = String(repeating: "ab", count: 32)
+
     /// The shipped `config/sqlited.yaml` is valid, sets every key, and states each key's real default.
     @Test func shippedConfig_documentsEveryKeyWithItsDefault() throws {
         let defaults = try Self.run(["check-config", "--print"])
@@ -126,7 +129,11 @@ import Testing
         ("database:\n  readers: 0\n", "key 'database.readers': 0 is out of range (1...64)"),
         ("database:\n  journal_mode: delete\n", "key 'database.journal_mode': must be one of wal"),
         ("log:\n  level: loud\n", "key 'log.level': must be one of trace, debug"),
-        ("auth:\n  tokens: [\"short\"]\n", "key 'auth.tokens': token #1 must be 16 to 512"),
+        ("auth:\n  tokens: [\"plain-token-0123456789\"]\n", "key 'auth.tokens': entry #1 must be NAME:ROLE:SHA256"),
+        ("auth:\n  tokens: [\"ci:root:\(Self.someHash)\"]\n", "key 'auth.tokens': entry #1 (\"ci\"): unknown role"),
+        ("auth:\n  tokens: [\"ci:read:abc123\"]\n", "key 'auth.tokens': entry #1 (\"ci\"): the hash must be 64 hex"),
+        ("auth:\n  tokens: [\"c i:read:\(Self.someHash)\"]\n", "key 'auth.tokens': entry #1: the name must be"),
+        ("auth:\n  allow_unauthenticated_remote: maybe\n", "key 'auth.allow_unauthenticated_remote': wrong type"),
         ("- just\n- a list\n", "the top level must be a mapping"),
         ("listen: 8080\n", "key 'listen': must be a mapping of keys"),
     ])
@@ -168,15 +175,72 @@ import Testing
         #expect(missing.stderr.contains("file /nonexistent/sqlited.yaml: cannot read the file"))
     }
 
-    /// `serve --check-config` validates and exits without serving; tokens never appear in `--print`.
-    @Test func checkConfigFlag_andTokensRedacted() throws {
-        let token = "s3cret-token-0123456789"
-        let serve = try Self.run(["--check-config", "--port", "0"], environment: ["SQLITED_AUTH_TOKENS": token])
+    /// `serve --check-config` validates and exits without serving; `--print` shows token entries as `NAME:ROLE`,
+    /// never their hashes.
+    @Test func checkConfigFlag_andTokensShownByNameAndRole() throws {
+        let readHash = String(repeating: "0f", count: 32)
+        let writeHash = String(repeating: "E1", count: 32)
+        let environment = ["SQLITED_AUTH_TOKENS": "ci:read:\(readHash), app:write:\(writeHash)"]
+        let serve = try Self.run(["--check-config", "--port", "0"], environment: environment)
         #expect(serve.status == 0, "\(serve.stderr)")
         #expect(serve.stdout.contains("configuration OK"))
-        let printed = try Self.run(["check-config", "--print"], environment: ["SQLITED_AUTH_TOKENS": token])
-        #expect(printed.status == 0)
-        #expect(!printed.stdout.contains(token))
-        #expect(Self.printed(printed.stdout)["auth.tokens"]?.value == "1 value(s), redacted")
+        let printed = try Self.run(["check-config", "--print"], environment: environment)
+        #expect(printed.status == 0, "\(printed.stderr)")
+        #expect(!printed.stdout.contains(readHash) && !printed.stdout.contains(writeHash))
+        let tokens = Self.printed(printed.stdout)["auth.tokens"]
+        #expect(tokens?.value == "[ci:read, app:write]")
+        #expect(tokens?.source == "environment variable SQLITED_AUTH_TOKENS")
+    }
+
+    /// A duplicate name or hash in `SQLITED_AUTH_TOKENS` stops with exit 78, naming the variable and both
+    /// positions; the hash appears by its first 8 digits only, and a plain token (not a hash) never appears.
+    @Test func tokenEntries_duplicatesAndPlainTokensAreRefusedWithoutEchoing() throws {
+        let hash = String(repeating: "5a", count: 32)
+        let other = String(repeating: "6b", count: 32)
+        let sameHash = try Self.run(
+            ["check-config"],
+            environment: ["SQLITED_AUTH_TOKENS": "ci:read:\(hash),app:write:\(hash.uppercased())"]
+        )
+        #expect(sameHash.status == 78)
+        #expect(
+            sameHash.stderr.contains(
+                "environment variable SQLITED_AUTH_TOKENS: key 'auth.tokens': entries #1 and #2 have the same hash "
+                    + "(5a5a5a5a…)"
+            ),
+            "\(sameHash.stderr)"
+        )
+        #expect(!sameHash.stderr.contains(String(hash.prefix(9))))
+        let sameName = try Self.run(
+            ["check-config"],
+            environment: ["SQLITED_AUTH_TOKENS": "ci:read:\(hash),x:admin:\(other),ci:write:\(other)"]
+        )
+        #expect(sameName.status == 78)
+        #expect(sameName.stderr.contains("key 'auth.tokens': entries #1 and #3 are both named \"ci\""))
+        let token = "plain-s3cret-token-0123456789"
+        let plain = try Self.run(["check-config"], environment: ["SQLITED_AUTH_TOKENS": "ci:read:\(hash),\(token)"])
+        #expect(plain.status == 78)
+        #expect(plain.stderr.contains("key 'auth.tokens': entry #2 must be NAME:ROLE:SHA256HEX"), "\(plain.stderr)")
+        #expect(!plain.stderr.contains(token))
+    }
+
+    /// With no token, a non-loopback `listen.host` is refused (exit 78, naming both keys) unless
+    /// `auth.allow_unauthenticated_remote` is true; a token or a loopback host makes it acceptable.
+    @Test(arguments: ["0.0.0.0", "::", "192.168.1.20"])
+    func remoteHostWithoutTokens_isRefusedUnlessAllowed(host: String) throws {
+        let refused = try Self.run(["check-config", "--host", host])
+        #expect(refused.status == 78)
+        #expect(refused.stderr.contains("command-line flag --host: refusing to listen on"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("auth.tokens") && refused.stderr.contains("auth.allow_unauthenticated_remote"))
+        let allowed = try Self.run(
+            ["check-config", "--host", host],
+            environment: ["SQLITED_AUTH_ALLOW_UNAUTHENTICATED_REMOTE": "true"]
+        )
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        let withToken = try Self.run(
+            ["check-config", "--host", host],
+            environment: ["SQLITED_AUTH_TOKENS": "ci:read:\(String(repeating: "0f", count: 32))"]
+        )
+        #expect(withToken.status == 0, "\(withToken.stderr)")
+        #expect(try Self.run(["check-config", "--host", "::1"]).status == 0)
     }
 }

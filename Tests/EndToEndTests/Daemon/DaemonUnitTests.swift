@@ -1,4 +1,11 @@
+import Foundation
+import HTTPServer
+import SQLiteService
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @testable import sqlited
 
@@ -61,7 +68,10 @@ import Testing
         loaded.logLevel = .debug
         loaded.port = 1
         loaded.databasePath = "/elsewhere.sqlite"
-        loaded.tokens = ["0123456789abcdef"]
+        let tokens = try TokenStore(
+            entries: [.init(name: "ci", sha256Hex: String(repeating: "ab", count: 32), role: .read)]
+        )
+        loaded.tokens = tokens
         let plan = running.reloadPlan(to: loaded)
         #expect(
             Set(plan.applied) == ["limits.max_rows", "limits.max_connections", "log.level", "auth.tokens"]
@@ -71,7 +81,60 @@ import Testing
         #expect(plan.configuration.serviceLimits.maxSQLLength == running.serviceLimits.maxSQLLength)
         #expect(plan.configuration.port == running.port)
         #expect(plan.configuration.databasePath == running.databasePath)
-        #expect(plan.configuration.tokens == ["0123456789abcdef"])
+        #expect(plan.configuration.tokens == tokens)
         #expect(running.reloadPlan(to: running) == .init(configuration: running, applied: [], needRestart: []))
+    }
+
+    /// `auth.tokens` entries become a store with names, roles and hashes (hex in either case, spaces around
+    /// environment entries ignored); no entry means no store (authentication off).
+    @Test func tokens_parseNameRoleAndHash() throws {
+        let read = TokenStore.sha256Hex(of: "read-token-0123456789")
+        let admin = TokenStore.sha256Hex(of: "admin-token-0123456789")
+        let values = try LayeredConfiguration(
+            flags: [:],
+            environment: ["SQLITED_AUTH_TOKENS": "reporting:read:\(read) , ops.1:admin:\(admin.uppercased())"],
+            filePath: nil
+        )
+        let configuration = try DaemonConfiguration.load(from: values)
+        let store = try #require(configuration.tokens)
+        #expect(store.entries.map(\.name) == ["reporting", "ops.1"])
+        #expect(store.entries.map(\.role) == [.read, .admin])
+        #expect(store.authenticate(token: "admin-token-0123456789")?.name == "ops.1")
+        #expect(store.authenticate(token: "read-token-0123456789")?.role == .read)
+        #expect(store.authenticate(token: "read-token-012345678") == nil)
+        #expect(values.entries.last { $0.key == "auth.tokens" }?.value == "[reporting:read, ops.1:admin]")
+
+        let none = try LayeredConfiguration(flags: [:], environment: ["SQLITED_AUTH_TOKENS": ""], filePath: nil)
+        #expect(try DaemonConfiguration.load(from: none).tokens == nil)
+    }
+
+    /// TCP hosts are judged by name; inherited sockets by their bound address: AF_UNIX is local, 127.0.0.1 is
+    /// loopback, 0.0.0.0 is remote.
+    @Test func listenerExposure_judgesHostsAndInheritedSockets() throws {
+        #expect(ListenerExposure.remoteDescription(of: .tcp(host: "127.0.0.1", port: 80)) == nil)
+        #expect(ListenerExposure.remoteDescription(of: .tcp(host: "::", port: 80)) == "[::]:80")
+        #expect(ListenerExposure.remoteDescription(of: .unix(path: "/run/sqlited.sock")) == nil)
+
+        let unixSocket = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(unixSocket) }
+        #expect(ListenerExposure.remoteDescription(of: .fileDescriptor(unixSocket)) == nil)
+        for (host, remote) in [("127.0.0.1", false), ("0.0.0.0", true)] {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = 0
+            inet_pton(AF_INET, host, &address.sin_addr)
+            let bound = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            try #require(bound == 0)
+            let description = ListenerExposure.remoteDescription(of: .fileDescriptor(fd))
+            #expect((description != nil) == remote, "\(host): \(description ?? "local")")
+            if remote { #expect(description?.contains("(0.0.0.0)") == true) }
+        }
+        #expect(ListenerExposure.remoteDescription(of: .fileDescriptor(-1)) == "fd:-1 (unknown address)")
     }
 }

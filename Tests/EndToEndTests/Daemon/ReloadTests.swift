@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteService
 import Testing
 
 #if canImport(Glibc)
@@ -58,7 +59,7 @@ import Glibc
         #expect(try daemon.waitForExit() == .exited(0))
     }
 
-    /// Tokens are reloadable, and a reload logs their count, never their value.
+    /// Tokens are reloadable, and a reload logs their count, never a token or its hash.
     @Test func sighup_neverLogsTokens() throws {
         let directory = try TemporaryDirectory(prefix: "sqlited-reload")
         let file = directory.path("sqlited.yaml")
@@ -71,7 +72,12 @@ import Glibc
             directory: directory.url
         )
         try notify.waitFor("READY=1")
-        try "listen:\n  port: 0\nauth:\n  tokens: [\"\(token)\"]\n".write(to: file, atomically: true, encoding: .utf8)
+        let hash = TokenStore.sha256Hex(of: token)
+        try "listen:\n  port: 0\nauth:\n  tokens: [\"ci:write:\(hash)\"]\n".write(
+            to: file,
+            atomically: true,
+            encoding: .utf8
+        )
         daemon.send(SIGHUP)
         try notify.waitFor("RELOADING=1")
         try notify.waitFor("READY=1")
@@ -80,5 +86,6 @@ import Glibc
         let log = daemon.stderr
         #expect(log.contains("configuration changed key=auth.tokens value=\"1 token(s)\""))
         #expect(!log.contains(token))
+        #expect(!log.contains(hash))
     }
 }
