@@ -1,7 +1,7 @@
 # Everyday targets. `make test` is the README's test command and what CI runs.
 SWIFT ?= swift
 
-.PHONY: build release test run clean install
+.PHONY: build release test lint format run clean install
 
 build:
 	$(SWIFT) build
@@ -12,6 +12,15 @@ release:
 test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# swift-format with the repository's .swift-format (NIO's style), as CI checks it.
+FORMATTED = Sources Tests Benchmarks/Sources Fuzz/HTTPParserFuzz/Sources Fuzz/JSONRequestFuzz/Sources
+
+lint:
+	$(SWIFT) format lint --strict -r $(FORMATTED)
+
+format:
+	$(SWIFT) format format -i -r $(FORMATTED)
 
 run:
 	$(SWIFT) run sqlited

@@ -114,8 +114,10 @@ final class Connection: @unchecked Sendable {
             timer.schedule(deadline: .distantFuture)
             timer.activate()
             safetyPoll.schedule(
-                deadline: .now() + Self.safetyPollInterval, repeating: Self.safetyPollInterval,
-                leeway: .milliseconds(250))
+                deadline: .now() + Self.safetyPollInterval,
+                repeating: Self.safetyPollInterval,
+                leeway: .milliseconds(250)
+            )
             safetyPoll.activate()
             readSource.activate()
             updateTimer()

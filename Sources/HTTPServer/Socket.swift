@@ -3,7 +3,10 @@ import Glibc
 /// Socket operations on raw descriptors, all through `SystemCall`.
 enum Socket {
     /// Creates a non-blocking listening socket for `address`.
-    static func listen(on address: ListenAddress, backlog: Int32) throws(HTTPServerError) -> (
+    static func listen(
+        on address: ListenAddress,
+        backlog: Int32
+    ) throws(HTTPServerError) -> (
         fd: Int32, bound: BoundAddress
     ) {
         switch address {
@@ -18,7 +21,11 @@ enum Socket {
         }
     }
 
-    private static func listenTCP(host: String, port: UInt16, backlog: Int32) throws(HTTPServerError) -> (
+    private static func listenTCP(
+        host: String,
+        port: UInt16,
+        backlog: Int32
+    ) throws(HTTPServerError) -> (
         fd: Int32, bound: BoundAddress
     ) {
         let literal = host == "localhost" ? "127.0.0.1" : host
@@ -74,7 +81,10 @@ enum Socket {
         }
     }
 
-    private static func listenUnix(path: String, backlog: Int32) throws(HTTPServerError) -> (
+    private static func listenUnix(
+        path: String,
+        backlog: Int32
+    ) throws(HTTPServerError) -> (
         fd: Int32, bound: BoundAddress
     ) {
         var address = sockaddr_un()
@@ -172,7 +182,13 @@ enum Socket {
         try SystemCall.check("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
     }
 
-    private static func setOption(_ fd: Int32, _ level: Int32, _ option: Int32, _ value: Int32, name: String)
+    private static func setOption(
+        _ fd: Int32,
+        _ level: Int32,
+        _ option: Int32,
+        _ value: Int32,
+        name: String
+    )
         throws(HTTPServerError)
     {
         var value = value

@@ -31,8 +31,11 @@ final class Connection {
         if extended.primary == .SQLITE_INTERRUPT {
             if deadlineExpired {
                 return DatabaseError(
-                    kind: .timeout, extendedResultCode: extended,
-                    message: "the statement exceeded its time limit and was interrupted", sql: sql)
+                    kind: .timeout,
+                    extendedResultCode: extended,
+                    message: "the statement exceeded its time limit and was interrupted",
+                    sql: sql
+                )
             }
             return DatabaseError(kind: .interrupted, extendedResultCode: extended, message: message, sql: sql)
         }

@@ -19,7 +19,10 @@ extension Database {
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/c3ref/create_function.html>
     public func createFunction(
-        _ name: String, argumentCount: Int32? = nil, deterministic: Bool = true, innocuous: Bool = false,
+        _ name: String,
+        argumentCount: Int32? = nil,
+        deterministic: Bool = true,
+        innocuous: Bool = false,
         _ body: @escaping ([DatabaseValue]) throws -> (any DatabaseValueConvertible)?
     ) throws {
         let (connection, handle) = try openConnection()
@@ -32,7 +35,11 @@ extension Database {
             flags |= SQLITE_INNOCUOUS
         }
         let code = sqlite3_create_function_v2(
-            handle, name, argumentCount ?? -1, flags, box,
+            handle,
+            name,
+            argumentCount ?? -1,
+            flags,
+            box,
             { context, argc, argv in
                 let box = Unmanaged<FunctionBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
                 var arguments: [DatabaseValue] = []
@@ -49,13 +56,16 @@ extension Database {
                 } catch {
                     sqlite3_result_error(context, String(describing: error), -1)
                 }
-            }, nil, nil,
+            },
+            nil,
+            nil,
             { box in
                 // SQLite calls this when the function is replaced or the connection closes.
                 if let box {
                     Unmanaged<FunctionBox>.fromOpaque(box).release()
                 }
-            })
+            }
+        )
         // On failure sqlite3_create_function_v2 has already called the destructor.
         try connection.check(code)
     }
@@ -88,7 +98,12 @@ private func setResult(_ context: OpaquePointer?, _ value: DatabaseValue) {
                     return
                 }
                 sqlite3_result_text64(
-                    context, base, sqlite3_uint64(chars.count), csqlite_transient(), UInt8(SQLITE_UTF8))
+                    context,
+                    base,
+                    sqlite3_uint64(chars.count),
+                    csqlite_transient(),
+                    UInt8(SQLITE_UTF8)
+                )
             }
         }
     case .blob(let data):
@@ -113,7 +128,9 @@ extension DatabaseValue {
         case SQLITE_TEXT:
             let text = sqlite3_value_text(value)
             let count = Int(sqlite3_value_bytes(value))
-            self = .text(String(decoding: UnsafeRawBufferPointer(start: count > 0 ? text : nil, count: count), as: UTF8.self))
+            self = .text(
+                String(decoding: UnsafeRawBufferPointer(start: count > 0 ? text : nil, count: count), as: UTF8.self)
+            )
         case SQLITE_BLOB:
             let blob = sqlite3_value_blob(value)
             let count = Int(sqlite3_value_bytes(value))

@@ -35,11 +35,17 @@ extension Database {
                 let box = Unmanaged<AuthorizerBox>.fromOpaque(context!).takeUnretainedValue()
                 let decision = box.authorizer(
                     AuthorizerContext(
-                        action: AuthorizerAction(rawValue: action), arg1: arg1.map { String(cString: $0) },
-                        arg2: arg2.map { String(cString: $0) }, arg3: arg3.map { String(cString: $0) },
-                        arg4: arg4.map { String(cString: $0) }))
+                        action: AuthorizerAction(rawValue: action),
+                        arg1: arg1.map { String(cString: $0) },
+                        arg2: arg2.map { String(cString: $0) },
+                        arg3: arg3.map { String(cString: $0) },
+                        arg4: arg4.map { String(cString: $0) }
+                    )
+                )
                 return decision.sqliteValue
-            }, Unmanaged.passUnretained(box).toOpaque())
+            },
+            Unmanaged.passUnretained(box).toOpaque()
+        )
         // Kept after sqlite3_set_authorizer replaced the previous callback, so the old box outlives its last use.
         self.authorizer = box
     }

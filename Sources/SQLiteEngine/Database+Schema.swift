@@ -9,14 +9,16 @@ extension Database {
                 UNION ALL
                 SELECT 1 FROM sqlite_temp_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE
                 """,
-            arguments: [.text(name)]) != nil
+            arguments: [.text(name)]
+        ) != nil
     }
 
     /// Whether `table` has a column named `column`, compared case-insensitively.
     public func columnExists(_ column: String, in table: String) throws -> Bool {
         try scalar(
             sql: "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2 COLLATE NOCASE",
-            arguments: [.text(table), .text(column)]) != nil
+            arguments: [.text(table), .text(column)]
+        ) != nil
     }
 
     /// Every object of the `main` and `temp` schemas (tables, indexes, views, triggers), including SQLite's
@@ -27,11 +29,16 @@ extension Database {
                 SELECT type, name, tbl_name, sql, 0 FROM sqlite_schema
                 UNION ALL
                 SELECT type, name, tbl_name, sql, 1 FROM sqlite_temp_schema
-                """)
+                """
+        )
         return rows.map { row in
             SchemaObject(
-                type: row.string(at: 0) ?? "", name: row.string(at: 1) ?? "", tblName: row.string(at: 2) ?? "",
-                sql: row.string(at: 3), isTemporary: row.bool(at: 4) ?? false)
+                type: row.string(at: 0) ?? "",
+                name: row.string(at: 1) ?? "",
+                tblName: row.string(at: 2) ?? "",
+                sql: row.string(at: 3),
+                isTemporary: row.bool(at: 4) ?? false
+            )
         }
     }
 
@@ -39,15 +46,20 @@ extension Database {
     public func tableInfo(_ table: String) throws -> [ColumnInfo]? {
         let rows = try fetchAll(
             sql: "SELECT cid, name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1)",
-            arguments: [.text(table)])
+            arguments: [.text(table)]
+        )
         if rows.isEmpty {
             return nil
         }
         return rows.map { row in
             ColumnInfo(
-                cid: row.int(at: 0) ?? 0, name: row.string(at: 1) ?? "", type: row.string(at: 2) ?? "",
-                notNull: row.bool(at: 3) ?? false, defaultValue: row.string(at: 4),
-                primaryKeyIndex: row.int(at: 5) ?? 0)
+                cid: row.int(at: 0) ?? 0,
+                name: row.string(at: 1) ?? "",
+                type: row.string(at: 2) ?? "",
+                notNull: row.bool(at: 3) ?? false,
+                defaultValue: row.string(at: 4),
+                primaryKeyIndex: row.int(at: 5) ?? 0
+            )
         }
     }
 

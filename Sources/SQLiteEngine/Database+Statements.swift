@@ -143,8 +143,11 @@ extension Database {
             }
             guard let statementHandle else {
                 throw DatabaseError(
-                    kind: .emptyStatement, extendedResultCode: .SQLITE_MISUSE,
-                    message: "the SQL text contains no statement", sql: sql)
+                    kind: .emptyStatement,
+                    extendedResultCode: .SQLITE_MISUSE,
+                    message: "the SQL text contains no statement",
+                    sql: sql
+                )
             }
             let statement = Statement(connection: connection, handle: statementHandle)
             if let tail, tail - base < Int(length) {
@@ -157,8 +160,11 @@ extension Database {
                 }
                 if nextCode != SQLITE_OK || next != nil {
                     throw DatabaseError(
-                        kind: .multipleStatements, extendedResultCode: .SQLITE_MISUSE,
-                        message: "the SQL text contains more than one statement", sql: sql)
+                        kind: .multipleStatements,
+                        extendedResultCode: .SQLITE_MISUSE,
+                        message: "the SQL text contains more than one statement",
+                        sql: sql
+                    )
                 }
             }
             return statement

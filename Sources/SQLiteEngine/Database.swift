@@ -148,8 +148,10 @@ public final class Database {
         savepointDepth = 0
         if code != SQLITE_OK {
             throw DatabaseError(
-                kind: .sqlite, extendedResultCode: ResultCode(rawValue: code),
-                message: String(cString: sqlite3_errstr(code)))
+                kind: .sqlite,
+                extendedResultCode: ResultCode(rawValue: code),
+                message: String(cString: sqlite3_errstr(code))
+            )
         }
     }
 
@@ -228,10 +230,13 @@ public final class Database {
         if previous == nil {
             connection.deadlineExpired = false
             sqlite3_progress_handler(
-                handle, 1000,
+                handle,
+                1000,
                 { context in
                     Unmanaged<Connection>.fromOpaque(context!).takeUnretainedValue().progressTick()
-                }, Unmanaged.passUnretained(connection).toOpaque())
+                },
+                Unmanaged.passUnretained(connection).toOpaque()
+            )
         }
         defer {
             connection.deadline = previous

@@ -21,7 +21,8 @@ public final class DatabasePool: Sendable {
         public var configuration: Configuration
 
         public init(
-            maximumReaderCount: Int = 4, readerWaitTimeout: Duration = .seconds(5),
+            maximumReaderCount: Int = 4,
+            readerWaitTimeout: Duration = .seconds(5),
             configuration: Configuration = .init()
         ) {
             self.maximumReaderCount = maximumReaderCount
@@ -116,7 +117,8 @@ public final class DatabasePool: Sendable {
     /// Runs `body` on the writer in one transaction (immediate by default, so it never fails with
     /// `SQLITE_BUSY_SNAPSHOT`): committed when it returns, rolled back when it throws.
     public func writeInTransaction<T>(
-        _ kind: Database.TransactionKind = .immediate, _ body: (Database) throws -> T
+        _ kind: Database.TransactionKind = .immediate,
+        _ body: (Database) throws -> T
     ) throws -> T {
         try writer.inTransaction(kind, body)
     }
@@ -130,7 +132,8 @@ public final class DatabasePool: Sendable {
 
     /// ``writeInTransaction(_:_:)`` without blocking the calling task.
     public func writeInTransaction<T: Sendable>(
-        _ kind: Database.TransactionKind = .immediate, _ body: @escaping @Sendable (Database) throws -> T
+        _ kind: Database.TransactionKind = .immediate,
+        _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         try await writer.inTransaction(kind, body)
     }
@@ -205,8 +208,10 @@ public final class DatabasePool: Sendable {
         let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
         if readerSlots.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .timedOut {
             throw DatabaseError(
-                kind: .poolTimeout, extendedResultCode: .SQLITE_BUSY,
-                message: "no database reader became free within \(poolConfiguration.readerWaitTimeout)")
+                kind: .poolTimeout,
+                extendedResultCode: .SQLITE_BUSY,
+                message: "no database reader became free within \(poolConfiguration.readerWaitTimeout)"
+            )
         }
         // Holding a slot guarantees an idle reader or room to open one.
         let idle: ConfinedDatabase? = state.withLock { state in

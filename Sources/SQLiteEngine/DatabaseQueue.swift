@@ -36,8 +36,10 @@ public final class DatabaseQueue: Sendable {
     public func inDatabase<T>(_ body: (Database) throws -> T) throws -> T {
         if DispatchQueue.getSpecific(key: queueKey.key) != nil {
             throw DatabaseError(
-                kind: .reentrancy, extendedResultCode: .SQLITE_MISUSE,
-                message: "DatabaseQueue was entered again from its own queue; use the Database you were given")
+                kind: .reentrancy,
+                extendedResultCode: .SQLITE_MISUSE,
+                message: "DatabaseQueue was entered again from its own queue; use the Database you were given"
+            )
         }
         return try queue.sync {
             try body(confined.database)
@@ -46,7 +48,8 @@ public final class DatabaseQueue: Sendable {
 
     /// Runs `body` in a transaction on the queue: committed when it returns, rolled back when it throws.
     public func inTransaction<T>(
-        _ kind: Database.TransactionKind = .deferred, _ body: (Database) throws -> T
+        _ kind: Database.TransactionKind = .deferred,
+        _ body: (Database) throws -> T
     ) throws -> T {
         try inDatabase { db in
             try db.transaction(kind, body)
@@ -71,7 +74,8 @@ public final class DatabaseQueue: Sendable {
 
     /// Runs `body` in a transaction on the queue without blocking the calling task.
     public func inTransaction<T: Sendable>(
-        _ kind: Database.TransactionKind = .deferred, _ body: @escaping @Sendable (Database) throws -> T
+        _ kind: Database.TransactionKind = .deferred,
+        _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         try await inDatabase { db in
             try db.transaction(kind, body)

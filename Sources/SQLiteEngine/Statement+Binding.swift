@@ -47,11 +47,15 @@ extension Statement {
                     throw DatabaseError.binding("missing value for parameter \(firstNamed)", sql: sql)
                 }
                 throw DatabaseError.binding(
-                    "positional values given for named parameters (such as \(firstNamed))", sql: sql)
+                    "positional values given for named parameters (such as \(firstNamed))",
+                    sql: sql
+                )
             }
             throw DatabaseError.binding(
                 "statement expects \(parameterCount) positional value\(parameterCount == 1 ? "" : "s"), "
-                    + "got \(values.count)", sql: sql)
+                    + "got \(values.count)",
+                sql: sql
+            )
         }
         var index: Int32 = 1
         for value in values {
@@ -111,14 +115,19 @@ extension Statement {
             guard let name, Self.isNamed(name) else {
                 // Gaps left by "?NNN" are unnamed too; a statement with only such parameters is positional.
                 throw DatabaseError.binding(
-                    "named values given for positional parameters (parameter \(name ?? "?\(offset + 1)"))", sql: sql)
+                    "named values given for positional parameters (parameter \(name ?? "?\(offset + 1)"))",
+                    sql: sql
+                )
             }
             let bare = table.bareNames[offset]
             let value: DatabaseValue
             if let exact = values[name] {
                 value = exact
                 if values[bare] != nil {
-                    throw DatabaseError.binding("parameter \(name) is given twice (as '\(name)' and '\(bare)')", sql: sql)
+                    throw DatabaseError.binding(
+                        "parameter \(name) is given twice (as '\(name)' and '\(bare)')",
+                        sql: sql
+                    )
                 }
             } else if let byBareName = values[bare] {
                 value = byBareName
@@ -170,7 +179,13 @@ extension Statement {
                 }
                 return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
                     sqlite3_bind_text64(
-                        handle, index, chars, sqlite3_uint64(bytes.count), csqlite_transient(), UInt8(SQLITE_UTF8))
+                        handle,
+                        index,
+                        chars,
+                        sqlite3_uint64(bytes.count),
+                        csqlite_transient(),
+                        UInt8(SQLITE_UTF8)
+                    )
                 }
             }
         case .blob(let data):
@@ -180,7 +195,12 @@ extension Statement {
             } else {
                 code = data.withUnsafeBytes { bytes in
                     sqlite3_bind_blob64(
-                        handle, index, bytes.baseAddress, sqlite3_uint64(bytes.count), csqlite_transient())
+                        handle,
+                        index,
+                        bytes.baseAddress,
+                        sqlite3_uint64(bytes.count),
+                        csqlite_transient()
+                    )
                 }
             }
         }

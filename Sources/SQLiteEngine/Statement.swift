@@ -32,7 +32,8 @@ public final class Statement {
     lazy var parameterTable = ParameterTable(
         names: (0..<parameterCount).map { index in
             sqlite3_bind_parameter_name(handle, Int32(index + 1)).map { String(cString: $0) }
-        })
+        }
+    )
     /// For named binding: the parameter index matched by each key of the last call, in the dictionary's iteration
     /// order, tried first by the next call (a caller building the same dictionary each time sees the same order).
     var namedKeyOrder: [Int] = []

@@ -29,7 +29,10 @@ public final class SQLiteService: HTTPHandler {
     ///   - version: Reported by `GET /health`.
     ///   - options: Backups, request log and metrics; may be changed later with ``setOptions(_:)``.
     public init(
-        pool: DatabasePool, limits: ServiceLimits = ServiceLimits(), version: String, logger: Logger,
+        pool: DatabasePool,
+        limits: ServiceLimits = ServiceLimits(),
+        version: String,
+        logger: Logger,
         options: ServiceOptions = ServiceOptions()
     ) {
         self.pool = pool
@@ -94,8 +97,12 @@ public final class SQLiteService: HTTPHandler {
         let started = ContinuousClock.now
         let handled = respond(to: request)
         observe(
-            request, response: handled.response, errorCode: handled.errorCode, tokenName: handled.tokenName,
-            duration: ContinuousClock.now - started)
+            request,
+            response: handled.response,
+            errorCode: handled.errorCode,
+            tokenName: handled.tokenName,
+            duration: ContinuousClock.now - started
+        )
         return handled.response
     }
 
@@ -110,7 +117,8 @@ public final class SQLiteService: HTTPHandler {
             if error.status >= 500 {
                 logger.error(
                     "request failed",
-                    metadata: ["path": "\(request.path)", "code": "\(error.code)", "token": "\(tokenName ?? "-")"])
+                    metadata: ["path": "\(request.path)", "code": "\(error.code)", "token": "\(tokenName ?? "-")"]
+                )
             }
             return ServiceResponse(response: Self.errorResponse(error), tokenName: tokenName, errorCode: error.code)
         }
@@ -164,7 +172,11 @@ public final class SQLiteService: HTTPHandler {
 
     // MARK: Responses
 
-    static func jsonResponse(status: Int = 200, _ body: [UInt8], headers: [(name: String, value: String)] = []) -> HTTPResponse {
+    static func jsonResponse(
+        status: Int = 200,
+        _ body: [UInt8],
+        headers: [(name: String, value: String)] = []
+    ) -> HTTPResponse {
         var response = HTTPResponse(status: HTTPStatus(code: status), body: .bytes(body))
         response.headers.set(name: "Content-Type", value: "application/json; charset=utf-8")
         for (name, value) in headers { response.headers.add(name: name, value: value) }

@@ -18,7 +18,12 @@ enum ServiceWiring {
         options.requestLogLevel = configuration.requestLogLevel
         options.metrics = configuration.metricsEnabled ? ServiceMetrics(databasePath: configuration.databasePath) : nil
         let service = SQLiteService(
-            pool: pool, limits: configuration.serviceLimits, version: version, logger: logger, options: options)
+            pool: pool,
+            limits: configuration.serviceLimits,
+            version: version,
+            logger: logger,
+            options: options
+        )
         service.setTokens(configuration.tokens)
         return service
     }

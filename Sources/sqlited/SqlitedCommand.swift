@@ -16,7 +16,9 @@ struct SqlitedCommand: ParsableCommand {
             http://127.0.0.1:8080. The API and the configuration are described in the README.
             """,
         version: "sqlited \(version) (SQLite \(sqliteLibraryVersion))",
-        subcommands: [ServeCommand.self, CheckConfigCommand.self, BackupCommand.self, MigrateCommand.self, HashTokenCommand.self],
+        subcommands: [
+            ServeCommand.self, CheckConfigCommand.self, BackupCommand.self, MigrateCommand.self, HashTokenCommand.self,
+        ],
         defaultSubcommand: ServeCommand.self
     )
 }

@@ -35,7 +35,8 @@ import Testing
                 steps.append(Step(method: "POST", path: path, body: body, expected: expected))
             } else if command.hasPrefix("localhost:8080") {
                 steps.append(
-                    Step(method: "GET", path: String(command.dropFirst("localhost:8080".count)), expected: expected))
+                    Step(method: "GET", path: String(command.dropFirst("localhost:8080".count)), expected: expected)
+                )
             }
         }
         return steps
@@ -55,9 +56,11 @@ import Testing
         let client = try server.makeClient()
         for step in try Self.steps() {
             let response = try client.request(
-                method: step.method, path: step.path,
+                method: step.method,
+                path: step.path,
                 headers: step.body == nil ? [] : [("Content-Type", "application/json")],
-                body: step.body.map { Array($0.utf8) })
+                body: step.body.map { Array($0.utf8) }
+            )
             #expect(response.bodyText == step.expected, "\(step)")
         }
     }

@@ -19,7 +19,8 @@ struct SQLLogicTestConformanceTests {
         print(
             "sqllogictest \(name): \(report.passed) passed, \(report.failed) failed, "
                 + "\(report.skippedByCondition) skipped (skipif/onlyif), \(report.skippedByPolicy) skipped (SQL policy), "
-                + "\(report.queryErrorsTreatedAsEmpty) integer-overflow errors taken as empty results")
+                + "\(report.queryErrorsTreatedAsEmpty) integer-overflow errors taken as empty results"
+        )
         #expect(report.failed == 0, "\(name): \(report)")
         #expect(report.passed > 0, "\(name): \(report)")
         let stderrTail = server.stderrLines.suffix(20).joined(separator: "\n")

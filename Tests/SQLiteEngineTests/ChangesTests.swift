@@ -61,7 +61,8 @@ import Testing
             """
             CREATE TABLE audit(msg);
             CREATE TRIGGER tr AFTER INSERT ON t BEGIN INSERT INTO audit VALUES ('x'); END;
-            """)
+            """
+        )
         let statement = try db.makeStatement(sql: "INSERT INTO t(x) VALUES (1), (2) RETURNING id")
         var ids: [Int64] = []
         while try statement.step() {

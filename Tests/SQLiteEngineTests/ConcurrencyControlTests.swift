@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Testing
 import Synchronization
+import Testing
 
 @testable import SQLiteEngine
 
@@ -114,7 +114,11 @@ import Synchronization
         let running = DispatchSemaphore(value: 0)
         let signalled = Mutex(false)
         try db.createFunction("running", argumentCount: 1, deterministic: false) { arguments in
-            if !signalled.withLock({ let was = $0; $0 = true; return was }) {
+            if !signalled.withLock({
+                let was = $0
+                $0 = true
+                return was
+            }) {
                 running.signal()
             }
             return arguments[0]
@@ -129,9 +133,12 @@ import Synchronization
             databaseError {
                 try db.withDeadline(.now + .seconds(60)) {
                     _ = try db.scalar(
-                        sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT running(x) + 1 FROM c) SELECT max(x) FROM c")
+                        sql:
+                            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT running(x) + 1 FROM c) SELECT max(x) FROM c"
+                    )
                 }
-            })
+            }
+        )
         #expect(error.kind == .interrupted)
         #expect(error.resultCode == .SQLITE_INTERRUPT)
         #expect(try db.int64(sql: "SELECT 1") == 1)
@@ -145,14 +152,17 @@ import Synchronization
                 try db.withDeadline(.now + .milliseconds(50)) {
                     _ = try db.scalar(sql: Self.endless)
                 }
-            })
+            }
+        )
         #expect(error.kind == .timeout)
         #expect(error.resultCode == .SQLITE_INTERRUPT)
         #expect(error.sql == Self.endless)
         #expect(try db.int64(sql: "SELECT 1") == 1)
         // Outside the deadline nothing is interrupted any more.
         let counted = try db.int64(
-            sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT count(*) FROM c")
+            sql:
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT count(*) FROM c"
+        )
         #expect(counted == 100_000)
     }
 
@@ -166,9 +176,12 @@ import Synchronization
             databaseError {
                 try db.withDeadline(.now + .milliseconds(50)) {
                     try db.execute(
-                        sql: "INSERT INTO t WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c")
+                        sql:
+                            "INSERT INTO t WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c"
+                    )
                 }
-            })
+            }
+        )
         #expect(error.kind == .timeout)
         // SQLite rolls back the whole transaction when an INSERT inside it is interrupted.
         #expect(db.isInTransaction == false)

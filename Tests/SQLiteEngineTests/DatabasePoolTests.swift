@@ -14,7 +14,8 @@ import Testing
         directory = try TemporaryDirectory()
         pool = try DatabasePool(
             path: directory.path(),
-            configuration: .init(maximumReaderCount: 2, readerWaitTimeout: .seconds(30), configuration: .init()))
+            configuration: .init(maximumReaderCount: 2, readerWaitTimeout: .seconds(30), configuration: .init())
+        )
         try pool.write { db in
             try db.execute(sql: "CREATE TABLE t(x)")
             try db.execute(sql: "INSERT INTO t VALUES (1)")
@@ -58,7 +59,9 @@ import Testing
 
     /// Checks that readers cannot write, even with statements that a read-only connection could run.
     @Test func read_cannotWrite() throws {
-        let insert = try #require(databaseError { try pool.read { db in try db.execute(sql: "INSERT INTO t VALUES (9)") } })
+        let insert = try #require(
+            databaseError { try pool.read { db in try db.execute(sql: "INSERT INTO t VALUES (9)") } }
+        )
         #expect(insert.resultCode == .SQLITE_READONLY)
         let create = try #require(databaseError { try pool.read { db in try db.execute(sql: "CREATE TABLE u(x)") } })
         #expect(create.resultCode == .SQLITE_READONLY)
@@ -71,7 +74,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(
             path: directory.path(),
-            configuration: .init(maximumReaderCount: 1, readerWaitTimeout: .milliseconds(100), configuration: .init()))
+            configuration: .init(maximumReaderCount: 1, readerWaitTimeout: .milliseconds(100), configuration: .init())
+        )
         #expect(pool.statistics == (0, 0))
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)

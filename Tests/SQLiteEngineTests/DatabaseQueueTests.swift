@@ -13,7 +13,8 @@ import Testing
                 try queue.inDatabase { _ in
                     try queue.inDatabase { db in try db.execute(sql: "SELECT 1") }
                 }
-            })
+            }
+        )
         #expect(error.kind == .reentrancy)
         #expect(try queue.inDatabase { db in try db.int64(sql: "SELECT 1") } == 1)
     }
@@ -99,10 +100,13 @@ import Testing
                 try queue.inDatabase { db in
                     try db.withDeadline(.now + .seconds(60)) {
                         _ = try db.scalar(
-                            sql: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT running(x) + 1 FROM c) SELECT max(x) FROM c")
+                            sql:
+                                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT running(x) + 1 FROM c) SELECT max(x) FROM c"
+                        )
                     }
                 }
-            })
+            }
+        )
         #expect(error.kind == .interrupted)
     }
 

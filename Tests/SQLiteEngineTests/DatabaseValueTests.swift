@@ -55,7 +55,10 @@ import Testing
         let date = Date(timeIntervalSince1970: 1_000_000_000.125)
         let seconds = try db.double(sql: "SELECT unixepoch(?) + 0.0", arguments: [date.databaseText])
         #expect(seconds == 1_000_000_000)
-        let text = try db.string(sql: "SELECT strftime('%Y-%m-%d %H:%M:%f', ?, 'unixepoch')", arguments: [date.databaseValue])
+        let text = try db.string(
+            sql: "SELECT strftime('%Y-%m-%d %H:%M:%f', ?, 'unixepoch')",
+            arguments: [date.databaseValue]
+        )
         #expect(text == "2001-09-09 01:46:40.125")
     }
 

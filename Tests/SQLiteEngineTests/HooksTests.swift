@@ -116,8 +116,15 @@ import Testing
         configuration.limits = [.variableNumber: 2, .attached: 0]
         let limited = try makeMemoryDatabase(configuration)
         #expect(limited.limit(.variableNumber) == 2)
-        #expect(databaseError { _ = try limited.makeStatement(sql: "SELECT ?, ?, ?") }?.message.contains("too many SQL variables") == true)
-        #expect(databaseError { try limited.execute(sql: "ATTACH ':memory:' AS a") }?.message.contains("too many attached") == true)
+        #expect(
+            databaseError { _ = try limited.makeStatement(sql: "SELECT ?, ?, ?") }?.message.contains(
+                "too many SQL variables"
+            ) == true
+        )
+        #expect(
+            databaseError { try limited.execute(sql: "ATTACH ':memory:' AS a") }?.message.contains("too many attached")
+                == true
+        )
     }
 
     /// Checks statement read-only detection.

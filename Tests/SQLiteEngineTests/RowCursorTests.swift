@@ -14,7 +14,8 @@ import Testing
             CREATE TABLE people(id INTEGER PRIMARY KEY, Name TEXT, score REAL, photo BLOB, active BOOLEAN, born);
             INSERT INTO people VALUES (1, 'Ann', 9.5, x'0102', 1, '2000-01-02 03:04:05.000');
             INSERT INTO people VALUES (2, NULL, NULL, NULL, 0, 946782245.0);
-            """)
+            """
+        )
     }
 
     /// Checks typed getters by index and by case-insensitive name.
@@ -116,6 +117,8 @@ import Testing
     @Test func cursor_allRowsAndForEach() throws {
         #expect(try db.fetchAll(sql: "SELECT id FROM people ORDER BY id").map { $0.int64(at: 0) } == [1, 2])
         var names: [String?] = []
+        // swift-format-ignore: ReplaceForEachWithForLoop
+        // RowCursor.forEach is the API under test, not Sequence.forEach.
         try db.query(sql: "SELECT Name FROM people ORDER BY id").forEach { names.append($0.string(at: 0)) }
         #expect(names == ["Ann", nil])
     }

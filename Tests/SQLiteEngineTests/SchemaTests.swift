@@ -14,7 +14,8 @@ import Testing
             CREATE INDEX users_email ON Users(email);
             CREATE VIEW names AS SELECT email FROM Users;
             CREATE TEMP TABLE scratch(x);
-            """)
+            """
+        )
     }
 
     /// Checks tableExists case-insensitively, in main and temp, and with a name that would break spliced SQL.
@@ -58,8 +59,28 @@ import Testing
     @Test func tableInfo_describesColumns() throws {
         let columns = try #require(try db.tableInfo("users"))
         #expect(columns.map(\.name) == ["id", "email", "we'ird"])
-        #expect(columns[0] == ColumnInfo(cid: 0, name: "id", type: "INTEGER", notNull: false, defaultValue: nil, primaryKeyIndex: 1))
-        #expect(columns[1] == ColumnInfo(cid: 1, name: "email", type: "TEXT", notNull: true, defaultValue: "'none'", primaryKeyIndex: 0))
+        #expect(
+            columns[0]
+                == ColumnInfo(
+                    cid: 0,
+                    name: "id",
+                    type: "INTEGER",
+                    notNull: false,
+                    defaultValue: nil,
+                    primaryKeyIndex: 1
+                )
+        )
+        #expect(
+            columns[1]
+                == ColumnInfo(
+                    cid: 1,
+                    name: "email",
+                    type: "TEXT",
+                    notNull: true,
+                    defaultValue: "'none'",
+                    primaryKeyIndex: 0
+                )
+        )
         #expect(columns[2].defaultValue == "0")
         #expect(try db.tableInfo("nope") == nil)
     }

@@ -22,10 +22,13 @@ import Testing
                 INSERT INTO log VALUES ('second;');
             END;
             INSERT INTO "we;ird" VALUES ('a;b');
-            """)
+            """
+        )
         #expect(try db.string(sql: "SELECT x FROM \"we;ird\"") == "a;b")
-        #expect(try db.fetchAll(sql: "SELECT msg FROM log ORDER BY rowid").map { $0.string(at: 0) }
-            == ["inserted; a;b", "second;"])
+        #expect(
+            try db.fetchAll(sql: "SELECT msg FROM log ORDER BY rowid").map { $0.string(at: 0) }
+                == ["inserted; a;b", "second;"]
+        )
     }
 
     /// Checks the per-row callback and that returning false stops the whole script.
@@ -56,15 +59,20 @@ import Testing
     @Test func executeScript_stopsAtFirstError() throws {
         let error = try #require(
             databaseError {
-                try db.executeScript("CREATE TABLE t(x); INSERT INTO t VALUES (1); INSERT INTO nope VALUES (1); INSERT INTO t VALUES (2);")
-            })
+                try db.executeScript(
+                    "CREATE TABLE t(x); INSERT INTO t VALUES (1); INSERT INTO nope VALUES (1); INSERT INTO t VALUES (2);"
+                )
+            }
+        )
         #expect(error.message == "no such table: nope")
         #expect(try db.int64(sql: "SELECT count(*) FROM t") == 1)
     }
 
     /// Checks that the statement iterator reports the index of a failing statement (syntax error in the middle).
     @Test func statements_reportIndexOfFailingStatement() throws {
-        let statements = db.statements(in: "CREATE TABLE a(x); INSERT INTO a VALUES (1); SELEC oops; INSERT INTO a VALUES (2)")
+        let statements = db.statements(
+            in: "CREATE TABLE a(x); INSERT INTO a VALUES (1); SELEC oops; INSERT INTO a VALUES (2)"
+        )
         var ran = 0
         do {
             while let statement = try statements.next() {
@@ -92,7 +100,9 @@ import Testing
     /// Checks that two statements where one is expected are rejected and nothing runs.
     @Test func makeStatement_rejectsMultipleStatements() throws {
         try db.execute(sql: "CREATE TABLE t(x)")
-        let error = try #require(databaseError { try db.execute(sql: "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)") })
+        let error = try #require(
+            databaseError { try db.execute(sql: "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)") }
+        )
         #expect(error.kind == .multipleStatements)
         let garbage = try #require(databaseError { try db.execute(sql: "INSERT INTO t VALUES (1); garbage") })
         #expect(garbage.kind == .multipleStatements)

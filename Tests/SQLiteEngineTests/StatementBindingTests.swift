@@ -60,11 +60,13 @@ import Testing
     /// Checks that a key given with and without its prefix is rejected even when the count of keys looks right.
     @Test func bind_rejectsNameGivenTwice() throws {
         let error = try #require(
-            databaseError { _ = try db.scalar(sql: "SELECT :a, :b", arguments: [":a": 1, "a": 2]) })
+            databaseError { _ = try db.scalar(sql: "SELECT :a, :b", arguments: [":a": 1, "a": 2]) }
+        )
         #expect(error.kind == .binding)
         #expect(error.message == "parameter :a is given twice (as ':a' and 'a')")
         let twice = try #require(
-            databaseError { _ = try db.scalar(sql: "SELECT :a, :b", arguments: [":a": 1, "a": 2, "b": 3]) })
+            databaseError { _ = try db.scalar(sql: "SELECT :a, :b", arguments: [":a": 1, "a": 2, "b": 3]) }
+        )
         #expect(twice.message == "parameter :a is given twice (as ':a' and 'a')")
     }
 
@@ -95,7 +97,8 @@ import Testing
     /// Checks that a key matching no parameter is rejected, naming the key.
     @Test func bind_rejectsUnknownName() throws {
         let error = try #require(
-            databaseError { _ = try db.scalar(sql: "SELECT :id", arguments: ["id": 1, "foo": 2]) })
+            databaseError { _ = try db.scalar(sql: "SELECT :id", arguments: ["id": 1, "foo": 2]) }
+        )
         #expect(error.kind == .binding)
         #expect(error.message == "unknown parameter name 'foo'")
         let wrongPrefix = try #require(databaseError { _ = try db.scalar(sql: "SELECT :id", arguments: ["@id": 1]) })
@@ -119,7 +122,8 @@ import Testing
     /// Checks that a binding error message never contains the bound values.
     @Test func bind_errorNeverContainsValues() throws {
         let error = try #require(
-            databaseError { _ = try db.scalar(sql: "SELECT ?", arguments: [.text("hunter2"), .text("s3cret")]) })
+            databaseError { _ = try db.scalar(sql: "SELECT ?", arguments: [.text("hunter2"), .text("s3cret")]) }
+        )
         #expect(error.description.contains("hunter2") == false)
         #expect(error.description.contains("s3cret") == false)
     }

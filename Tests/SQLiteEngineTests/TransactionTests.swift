@@ -66,13 +66,15 @@ import Testing
             """
             CREATE TABLE parent(id INTEGER PRIMARY KEY);
             CREATE TABLE child(p REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
-            """)
+            """
+        )
         let error = try #require(
             databaseError {
                 try db.transaction { db in
                     try db.execute(sql: "INSERT INTO child VALUES (7)")
                 }
-            })
+            }
+        )
         #expect(error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY)
         #expect(db.isInTransaction == false)
         #expect(try db.int64(sql: "SELECT count(*) FROM child") == 0)

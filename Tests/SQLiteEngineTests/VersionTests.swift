@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SQLiteEngine
 
 /// Checks that the engine links the system libsqlite3.

@@ -5,7 +5,10 @@ final class RawC {
     private var db: OpaquePointer?
 
     init(path: String) {
-        precondition(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK)
+        precondition(
+            sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+                == SQLITE_OK
+        )
         exec("PRAGMA journal_mode=WAL")
         exec("PRAGMA synchronous=FULL")
     }

@@ -25,7 +25,8 @@ let lookups = 100_000
 let names = (0..<10).map { "c\($0)" }
 let columns = names.joined(separator: ", ")
 let selectAll = "SELECT \(columns) FROM t"
-let insertPositional = "INSERT INTO ins(\(columns)) VALUES (\(Array(repeating: "?", count: 10).joined(separator: ", ")))"
+let insertPositional =
+    "INSERT INTO ins(\(columns)) VALUES (\(Array(repeating: "?", count: 10).joined(separator: ", ")))"
 let insertNamed = "INSERT INTO ins(\(columns)) VALUES (\(names.map { ":" + $0 }.joined(separator: ", ")))"
 
 let raw = RawC(path: path)
@@ -34,7 +35,8 @@ raw.exec("CREATE TABLE ins(\(names.map { "\($0) INTEGER" }.joined(separator: ", 
 raw.exec("BEGIN")
 raw.exec(
     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(fetchRows)) "
-        + "INSERT INTO t SELECT i, \(names.enumerated().map { "i * 10 + \($0.offset)" }.joined(separator: ", ")) FROM n")
+        + "INSERT INTO t SELECT i, \(names.enumerated().map { "i * 10 + \($0.offset)" }.joined(separator: ", ")) FROM n"
+)
 raw.exec("COMMIT")
 
 var generator = SystemRandomNumberGenerator()
@@ -45,7 +47,8 @@ let grdb = try GRDBPeer(path: path)
 
 print(
     "SQLite \(EnginePeer.libraryVersion), median of \(runs) interleaved runs after one warm-up, "
-        + "\(ProcessInfo.processInfo.activeProcessorCount) cores")
+        + "\(ProcessInfo.processInfo.activeProcessorCount) cores"
+)
 print("")
 let workloads: [Workload] = [
     Workload(
@@ -54,35 +57,40 @@ let workloads: [Workload] = [
             ("raw C", { raw.fetchAll(sql: selectAll) }),
             ("SQLiteEngine", { try engine.fetchByIndex(sql: selectAll) }),
             ("GRDB", { try grdb.fetchByIndex(sql: selectAll) }),
-        ]),
+        ]
+    ),
     Workload(
         name: "fetch 200,000 rows × 10 ints, by name",
         contenders: [
             ("raw C", { raw.fetchAll(sql: selectAll) }),
             ("SQLiteEngine", { try engine.fetchByName(sql: selectAll, names: names) }),
             ("GRDB", { try grdb.fetchByName(sql: selectAll, names: names) }),
-        ]),
+        ]
+    ),
     Workload(
         name: "insert 50,000 rows × 10 ints, one transaction, positional",
         contenders: [
             ("raw C", { raw.insert(rows: insertRows, sql: insertPositional) }),
             ("SQLiteEngine", { try engine.insertPositional(rows: insertRows, sql: insertPositional) }),
             ("GRDB", { try grdb.insertPositional(rows: insertRows, sql: insertPositional) }),
-        ]),
+        ]
+    ),
     Workload(
         name: "insert 50,000 rows × 10 ints, one transaction, named",
         contenders: [
             ("raw C", { raw.insert(rows: insertRows, sql: insertNamed) }),
             ("SQLiteEngine", { try engine.insertNamed(rows: insertRows, sql: insertNamed, names: names) }),
             ("GRDB", { try grdb.insertNamed(rows: insertRows, sql: insertNamed, names: names) }),
-        ]),
+        ]
+    ),
     Workload(
         name: "100,000 point selects by primary key, cached statement",
         contenders: [
             ("raw C", { raw.pointSelects(ids: ids) }),
             ("SQLiteEngine", { try engine.pointSelects(ids: ids) }),
             ("GRDB", { try grdb.pointSelects(ids: ids) }),
-        ]),
+        ]
+    ),
 ]
 try Harness.run(
     workloads.filter { onlyWorkload == nil || $0.name.contains(onlyWorkload!) }.map { workload in
@@ -90,4 +98,5 @@ try Harness.run(
         workload.contenders.removeAll { onlyContender != nil && $0.name != onlyContender! }
         return workload
     },
-    runs: runs)
+    runs: runs
+)

@@ -40,7 +40,8 @@ extension SQLiteService {
         if let name = request.query.first(where: { Self.looksLikeCredential($0.name) })?.name {
             throw .invalidRequest(
                 "credentials are not accepted in the query string (query parameter \"\(String(name.prefix(32)))\"); "
-                    + "send the token in an Authorization: Bearer header")
+                    + "send the token in an Authorization: Bearer header"
+            )
         }
         guard let required = Self.requiredRole(forPath: request.path) else { return nil }
         guard let store = tokens.withLock({ $0 }) else { return nil }
@@ -52,8 +53,10 @@ extension SQLiteService {
         }
         guard let entry = store.authenticate(token: token) else { throw .unauthorized("unknown token") }
         guard entry.role.grants(required) else {
-            throw .forbidden("the token's role (\(entry.role.rawValue)) does not grant \(request.path) "
-                + "(needs \(required.rawValue))")
+            throw .forbidden(
+                "the token's role (\(entry.role.rawValue)) does not grant \(request.path) "
+                    + "(needs \(required.rawValue))"
+            )
         }
         return entry.name
     }

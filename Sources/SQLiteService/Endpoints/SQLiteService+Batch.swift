@@ -10,7 +10,11 @@ extension SQLiteService {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
         }
         var context = RequestContext(
-            options: request.options, limits: limits, allowsSavepoints: false, requiresReadOnly: false)
+            options: request.options,
+            limits: limits,
+            allowsSavepoints: false,
+            requiresReadOnly: false
+        )
         let output = try onWriter { db throws(APIError) -> BatchRun in
             var run = BatchRun(continueOnError: request.continueOnError)
             do throws(APIError) {
@@ -44,7 +48,10 @@ extension SQLiteService {
     }
 
     private func runScript(
-        _ script: String, on db: Database, executor: StatementExecutor, run: inout BatchRun,
+        _ script: String,
+        on db: Database,
+        executor: StatementExecutor,
+        run: inout BatchRun,
         context: inout RequestContext
     ) throws(APIError) {
         let statements = db.statements(in: script)

@@ -32,7 +32,8 @@ extension SQLiteService {
 extension Database {
     /// `withDeadline` with the body's typed error preserved.
     func withRequestDeadline<T>(
-        _ deadline: ContinuousClock.Instant, _ body: () throws(APIError) -> T
+        _ deadline: ContinuousClock.Instant,
+        _ body: () throws(APIError) -> T
     ) throws(APIError) -> T {
         do {
             return try withDeadline(deadline) { () throws -> T in try body() }

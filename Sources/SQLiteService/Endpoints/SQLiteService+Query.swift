@@ -6,7 +6,11 @@ extension SQLiteService {
     func query(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
         let request = try RequestDecoder().decodeQuery(body)
         var context = RequestContext(
-            options: request.options, limits: limits, allowsSavepoints: false, requiresReadOnly: true)
+            options: request.options,
+            limits: limits,
+            allowsSavepoints: false,
+            requiresReadOnly: true
+        )
         let output: [UInt8] = try onReader { db throws(APIError) in
             var writer = JSONWriter()
             try db.withRequestDeadline(context.deadline) { () throws(APIError) in
@@ -21,7 +25,11 @@ extension SQLiteService {
     func update(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
         let request = try RequestDecoder().decodeUpdate(body)
         var context = RequestContext(
-            options: request.options, limits: limits, allowsSavepoints: false, requiresReadOnly: false)
+            options: request.options,
+            limits: limits,
+            allowsSavepoints: false,
+            requiresReadOnly: false
+        )
         let output: [UInt8] = try onWriter { db throws(APIError) in
             var writer = JSONWriter()
             try db.withRequestDeadline(context.deadline) { () throws(APIError) in

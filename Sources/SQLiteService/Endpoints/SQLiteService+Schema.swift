@@ -46,7 +46,8 @@ extension SQLiteService {
                         SELECT name FROM sqlite_schema
                         WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
                         """,
-                    arguments: [.text(name)])
+                    arguments: [.text(name)]
+                )
                 columns = try storedName.flatMap { try db.tableInfo($0) }
             } catch {
                 throw APIError(error, db: db)

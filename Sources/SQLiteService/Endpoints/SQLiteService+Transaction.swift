@@ -12,7 +12,11 @@ extension SQLiteService {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
         }
         var context = RequestContext(
-            options: request.options, limits: limits, allowsSavepoints: true, requiresReadOnly: false)
+            options: request.options,
+            limits: limits,
+            allowsSavepoints: true,
+            requiresReadOnly: false
+        )
         let output: [UInt8] = try onWriter { db throws(APIError) in
             var writer = JSONWriter()
             writer.beginObject()

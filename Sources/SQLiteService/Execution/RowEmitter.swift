@@ -85,9 +85,11 @@ struct RowEmitter {
     private func checkSize(_ out: JSONWriter) throws(APIError) {
         if out.bytes.count > maxResponseBytes {
             throw .sqlite(
-                name: "SQLITE_TOOBIG", code: 18,
+                name: "SQLITE_TOOBIG",
+                code: 18,
                 message: "the result exceeds the response size limit of \(maxResponseBytes) bytes "
-                    + "(select fewer rows or columns)")
+                    + "(select fewer rows or columns)"
+            )
         }
     }
 

@@ -22,7 +22,12 @@ struct StatementExecutor {
         case .none:
             try execute(statement, arguments: .positional([]), context: &context, into: &result)
         case .positional(let values):
-            try execute(statement, arguments: .positional(values.map(\.databaseValue)), context: &context, into: &result)
+            try execute(
+                statement,
+                arguments: .positional(values.map(\.databaseValue)),
+                context: &context,
+                into: &result
+            )
         case .named(let pairs):
             try execute(statement, arguments: try Self.namedArguments(pairs), context: &context, into: &result)
         case .batch(let sets):
@@ -33,7 +38,11 @@ struct StatementExecutor {
 
     /// Runs one statement of a `/batch` script (already prepared by the
     /// script iterator) and appends its result object to `out`.
-    func run(scriptStatement statement: Statement, context: inout RequestContext, into out: inout JSONWriter) throws(APIError) {
+    func run(
+        scriptStatement statement: Statement,
+        context: inout RequestContext,
+        into out: inout JSONWriter
+    ) throws(APIError) {
         defer { statement.reset() }
         try context.checkDeadline()
         try check(statement, sql: statement.sql, context: context)
@@ -65,7 +74,8 @@ struct StatementExecutor {
         switch TransactionControl.classify(sql) {
         case .transaction:
             throw .transactionControl(
-                "BEGIN, COMMIT, END and ROLLBACK are not accepted: use POST /transaction for atomic work")
+                "BEGIN, COMMIT, END and ROLLBACK are not accepted: use POST /transaction for atomic work"
+            )
         case .savepoint where !context.allowsSavepoints:
             throw .transactionControl("SAVEPOINT, RELEASE and ROLLBACK TO are only accepted inside POST /transaction")
         case .savepoint, nil:
@@ -79,7 +89,9 @@ struct StatementExecutor {
     // MARK: - Executing
 
     private func execute(
-        _ statement: Statement, arguments: StatementArguments, context: inout RequestContext,
+        _ statement: Statement,
+        arguments: StatementArguments,
+        context: inout RequestContext,
         into result: inout JSONWriter
     ) throws(APIError) {
         var rows = RowEmitter(statement: statement, context: context)
@@ -101,7 +113,10 @@ struct StatementExecutor {
     }
 
     private func executeBatch(
-        _ statement: Statement, sets: [StatementRequest.ParameterSet], context: inout RequestContext, into result: inout JSONWriter
+        _ statement: Statement,
+        sets: [StatementRequest.ParameterSet],
+        context: inout RequestContext,
+        into result: inout JSONWriter
     ) throws(APIError) {
         var rows = RowEmitter(statement: statement, context: context)
         var changes = 0
@@ -144,7 +159,8 @@ struct StatementExecutor {
     }
 
     private func atomically(
-        context: inout RequestContext, output: inout JSONWriter,
+        context: inout RequestContext,
+        output: inout JSONWriter,
         _ body: (inout RequestContext, inout JSONWriter) throws(APIError) -> Void
     ) throws(APIError) {
         let name = "sqlited_params_batch"
@@ -188,8 +204,11 @@ struct StatementExecutor {
 
     /// Binds, steps to the end and resets; rows go to `rows` until the budget is spent.
     private func step(
-        _ statement: Statement, arguments: StatementArguments, rows: inout RowEmitter,
-        context: inout RequestContext, into out: inout JSONWriter
+        _ statement: Statement,
+        arguments: StatementArguments,
+        rows: inout RowEmitter,
+        context: inout RequestContext,
+        into out: inout JSONWriter
     ) throws(APIError) -> StepOutcome {
         defer { statement.reset() }
         do {
@@ -215,7 +234,8 @@ struct StatementExecutor {
 
     /// Named values keyed as the SQL writes them; two keys for one parameter are refused.
     private static func namedArguments(
-        _ parameters: [StatementRequest.NamedParameter], setIndex: Int? = nil
+        _ parameters: [StatementRequest.NamedParameter],
+        setIndex: Int? = nil
     ) throws(APIError) -> StatementArguments {
         var values: [String: DatabaseValue] = [:]
         var seen: Set<String> = []

@@ -18,7 +18,10 @@ extension SQLiteService {
     /// - Parameter errorCode: The API error code when the handler threw one; otherwise the code is read from an
     ///   error body the endpoint wrote itself (a failed `/batch`).
     func observe(
-        _ request: HTTPRequest, response: HTTPResponse, errorCode: String?, tokenName: String? = nil,
+        _ request: HTTPRequest,
+        response: HTTPResponse,
+        errorCode: String?,
+        tokenName: String? = nil,
         duration: Duration
     ) {
         let options = self.options

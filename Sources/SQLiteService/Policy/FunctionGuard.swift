@@ -63,9 +63,11 @@ enum FunctionGuard {
         let (product, overflow) = byteLength(a).multipliedReportingOverflow(by: byteLength(b))
         if overflow || product > limit {
             throw DatabaseError(
-                kind: .sqlite, extendedResultCode: .SQLITE_TOOBIG,
+                kind: .sqlite,
+                extendedResultCode: .SQLITE_TOOBIG,
                 message: "\(function)(): arguments too large for one call "
-                    + "(length × length may be at most \(limit))")
+                    + "(length × length may be at most \(limit))"
+            )
         }
     }
 
@@ -91,8 +93,10 @@ enum FunctionGuard {
             let precisionTooLarge = !stringCutOff && conversion.precision > maxValueLength
             if widthTooLarge || precisionTooLarge {
                 throw DatabaseError(
-                    kind: .sqlite, extendedResultCode: .SQLITE_TOOBIG,
-                    message: "\(function)(): a width or precision above the value length limit (\(maxValueLength))")
+                    kind: .sqlite,
+                    extendedResultCode: .SQLITE_TOOBIG,
+                    message: "\(function)(): a width or precision above the value length limit (\(maxValueLength))"
+                )
             }
         }
     }

@@ -23,8 +23,10 @@ public enum RequestDecoderFuzzing {
         for error in errors { if let error { checkError(error) } }
         // The same grammar for both single-statement endpoints.
         precondition(describe(query.map(\.statement)) == describe(update.map(\.statement)), "query/update differ")
-        precondition(describe(query) == describe(outcome { () throws(APIError) in try decoder.decodeQuery(input) }),
-                     "decoding is not deterministic")
+        precondition(
+            describe(query) == describe(outcome { () throws(APIError) in try decoder.decodeQuery(input) }),
+            "decoding is not deterministic"
+        )
 
         if case .success(let request) = query { checkStatement(request.statement) }
         if case .success(let request) = transaction { request.statements.forEach(checkStatement) }

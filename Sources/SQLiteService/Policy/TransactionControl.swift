@@ -63,7 +63,9 @@ struct SQLKeywordScanner {
                 while index < bytes.count, bytes[index] != 0x0A { index += 1 }
             } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
                 index += 2
-                while index + 1 < bytes.count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) {
+                while index + 1 < bytes.count,
+                    !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/"))
+                {
                     index += 1
                 }
                 index = min(index + 2, bytes.count)

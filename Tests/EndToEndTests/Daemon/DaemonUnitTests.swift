@@ -3,11 +3,11 @@ import HTTPServer
 import SQLiteService
 import Testing
 
+@testable import sqlited
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-@testable import sqlited
 
 /// The daemon's pure decisions, without a process: socket activation variables, the watchdog interval and the
 /// reload plan.

@@ -1,5 +1,6 @@
-@testable import sqlited
 import Testing
+
+@testable import sqlited
 
 /// The `hash-token` subcommand's parts (it is registered by the daemon's command tree).
 @Suite struct HashTokenCommandTests {

@@ -140,7 +140,11 @@ import Testing
             for name in ["token", "access_token", "Authorization", "api-key", "auth", "bearer"] {
                 let target = "/query?\(name)=\(SecurityFixture.writeToken)"
                 let response = fixture.send(
-                    "POST", target, json: Self.query, headers: Self.bearer(SecurityFixture.writeToken))
+                    "POST",
+                    target,
+                    json: Self.query,
+                    headers: Self.bearer(SecurityFixture.writeToken)
+                )
                 #expect(response.status.code == 400, "\(name)")
                 #expect(response.errorCode == "INVALID_REQUEST", "\(name)")
                 #expect(!response.bodyText.contains(SecurityFixture.writeToken))
@@ -171,7 +175,11 @@ import Testing
         let unknown = fixture.send("POST", "/query", json: Self.query, headers: Self.bearer(secret))
         #expect(!unknown.bodyText.contains(secret))
         let forbidden = fixture.send(
-            "POST", "/update", json: Self.update, headers: Self.bearer(SecurityFixture.readToken))
+            "POST",
+            "/update",
+            json: Self.update,
+            headers: Self.bearer(SecurityFixture.readToken)
+        )
         #expect(!forbidden.bodyText.contains(SecurityFixture.readToken))
     }
 }

@@ -1,7 +1,8 @@
 import HTTPServer
-@testable import SQLiteService
 import SQLiteEngine
 import Testing
+
+@testable import SQLiteService
 
 /// The guards on costly built-in functions: hostile arguments fail at once, others get the built-in's result.
 @Suite struct FunctionGuardTests {
@@ -49,16 +50,23 @@ import Testing
             """
         let response = Self.query(fixture, sql)
         #expect(response.status.code == 200, "\(response.bodyText)")
-        #expect(response.bodyText.contains(#"[["xxx|   ab|7   |3.14|it''s","5%","hi","a ","ab",3,2,"a+b+c","short",null,null]]"#),
-                "\(response.bodyText)")
+        #expect(
+            response.bodyText.contains(
+                #"[["xxx|   ab|7   |3.14|it''s","5%","hi","a ","ab",3,2,"a+b+c","short",null,null]]"#
+            ),
+            "\(response.bodyText)"
+        )
     }
 
     /// Views and triggers may use the guarded functions although the schema is not trusted (they are innocuous).
     @Test func guardedFunctions_workInViews() throws {
         let fixture = try SecurityFixture()
         let create = fixture.send(
-            "POST", "/update",
-            json: #"{"sql": "CREATE VIEW w AS SELECT printf('%03d', id) AS p, replace(v, 'a', 'A') AS r, trim(v, 'b') AS s, instr(v, 'a') AS i FROM t"}"#)
+            "POST",
+            "/update",
+            json:
+                #"{"sql": "CREATE VIEW w AS SELECT printf('%03d', id) AS p, replace(v, 'a', 'A') AS r, trim(v, 'b') AS s, instr(v, 'a') AS i FROM t"}"#
+        )
         #expect(create.status.code == 200, "\(create.bodyText)")
         let response = Self.query(fixture, "SELECT p, r, s, i FROM w ORDER BY p")
         #expect(response.bodyText.contains(#"[["001","A","a",1],["002","b","",0]]"#), "\(response.bodyText)")
@@ -81,13 +89,17 @@ import Testing
     @Test func printfFormat_readsConversions() {
         let arguments: [DatabaseValue] = [.integer(5), .integer(-7), .text("x"), .text("12abc"), .real(2.5)]
         let conversions = PrintfFormat.conversions(
-            in: "a%%b%*.*s%n%-08.3lld%.*c%!,5.2f%", arguments: arguments[...])
-        #expect(conversions == [
-            PrintfFormat.Conversion(type: "s", width: 5, precision: 7),
-            PrintfFormat.Conversion(type: "d", width: 8, precision: 3),
-            PrintfFormat.Conversion(type: "c", width: 0, precision: 2),
-            PrintfFormat.Conversion(type: "f", width: 5, precision: 2),
-        ])
+            in: "a%%b%*.*s%n%-08.3lld%.*c%!,5.2f%",
+            arguments: arguments[...]
+        )
+        #expect(
+            conversions == [
+                PrintfFormat.Conversion(type: "s", width: 5, precision: 7),
+                PrintfFormat.Conversion(type: "d", width: 8, precision: 3),
+                PrintfFormat.Conversion(type: "c", width: 0, precision: 2),
+                PrintfFormat.Conversion(type: "f", width: 5, precision: 2),
+            ]
+        )
         #expect(PrintfFormat.conversions(in: "%99999999999999999999999c", arguments: []).first?.width == .max)
         #expect(PrintfFormat.estimatedInteger(.text("3e9")) == 3_000_000_000)
         #expect(PrintfFormat.estimatedInteger(.real(.nan)) == 0)

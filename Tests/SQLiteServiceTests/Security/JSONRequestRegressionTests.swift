@@ -39,8 +39,10 @@ import Testing
 
     /// A body nested 100,000 deep is refused as INVALID_JSON, not a crash.
     @Test func deepNesting_isInvalidJSON() throws {
-        let body = Array(("{\"sql\":\"SELECT ?\",\"params\":" + String(repeating: "[", count: 100_000)
-            + String(repeating: "]", count: 100_000) + "}").utf8)
+        let body = Array(
+            ("{\"sql\":\"SELECT ?\",\"params\":" + String(repeating: "[", count: 100_000)
+                + String(repeating: "]", count: 100_000) + "}").utf8
+        )
         #expect(throws: (any Error).self) { try RequestDecoder().decodeQuery(body) }
         do {
             _ = try RequestDecoder().decodeQuery(body)

@@ -36,7 +36,8 @@ final class SecurityFixture {
         }
         pool = try DatabasePool(
             path: directory.appendingPathComponent("test.sqlite").path,
-            configuration: .init(configuration: configuration))
+            configuration: .init(configuration: configuration)
+        )
         try pool.write { db in
             try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
             try db.execute(sql: "INSERT INTO t(id, v) VALUES (1, 'a'), (2, 'b')")
@@ -52,12 +53,19 @@ final class SecurityFixture {
 
     /// Sends a request to the service in process.
     func send(
-        _ method: String, _ target: String, json: String? = nil, headers: [(String, String)] = []
+        _ method: String,
+        _ target: String,
+        json: String? = nil,
+        headers: [(String, String)] = []
     ) -> HTTPResponse {
         var fields = headers
         if json != nil { fields.append(("Content-Type", "application/json")) }
         let request = HTTPRequest(
-            method: method, target: target, headers: HTTPHeaders(fields), body: Array((json ?? "").utf8))
+            method: method,
+            target: target,
+            headers: HTTPHeaders(fields),
+            body: Array((json ?? "").utf8)
+        )
         return service.handle(request)
     }
 

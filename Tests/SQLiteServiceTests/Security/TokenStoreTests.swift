@@ -10,11 +10,15 @@ import Testing
 
     /// A token authenticates to its own entry, whichever position it has; others to none.
     @Test func authenticate_findsTheMatchingEntry() throws {
-        let store = try TokenStore(entries: (0..<5).map { index in
-            try TokenStore.Entry(
-                name: "t\(index)", sha256Hex: TokenStore.sha256Hex(of: "token-\(index)"),
-                role: index == 4 ? .admin : .read)
-        })
+        let store = try TokenStore(
+            entries: (0..<5).map { index in
+                try TokenStore.Entry(
+                    name: "t\(index)",
+                    sha256Hex: TokenStore.sha256Hex(of: "token-\(index)"),
+                    role: index == 4 ? .admin : .read
+                )
+            }
+        )
         for index in 0..<5 {
             #expect(store.authenticate(token: "token-\(index)")?.name == "t\(index)")
         }
@@ -32,8 +36,10 @@ import Testing
 
     /// Malformed hashes are refused: wrong length, non-hex, the token itself instead of its hash.
     @Test func entry_rejectsMalformedHash() {
-        for hash in ["", "abc", String(repeating: "g", count: 64), String(repeating: "a", count: 63),
-                     String(repeating: "a", count: 66), "my-secret-token"] {
+        for hash in [
+            "", "abc", String(repeating: "g", count: 64), String(repeating: "a", count: 63),
+            String(repeating: "a", count: 66), "my-secret-token",
+        ] {
             #expect(throws: TokenStoreError.invalidHash(name: "n")) {
                 try TokenStore.Entry(name: "n", sha256Hex: hash, role: .read)
             }
@@ -71,16 +77,20 @@ import Testing
 @Suite struct LoopbackTests {
     /// Loopback addresses in every accepted spelling.
     @Test func isLoopback_acceptsLoopbackAddresses() {
-        for host in ["127.0.0.1", "127.1.2.3", "localhost", "LOCALHOST", "localhost.", "::1", "[::1]",
-                     "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "[::ffff:127.0.0.2]"] {
+        for host in [
+            "127.0.0.1", "127.1.2.3", "localhost", "LOCALHOST", "localhost.", "::1", "[::1]",
+            "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "[::ffff:127.0.0.2]",
+        ] {
             #expect(isLoopback(host: host), "\(host)")
         }
     }
 
     /// Wildcards, public and private addresses, names and malformed text are not loopback.
     @Test func isLoopback_rejectsOtherAddresses() {
-        for host in ["0.0.0.0", "::", "[::]", "10.0.0.1", "192.168.1.1", "128.0.0.1", "::2", "::ffff:10.0.0.1",
-                     "example.com", "localhost.example.com", "", "127.0.0.1.nip.io", "::1%lo", "1.2.3", "[::1"] {
+        for host in [
+            "0.0.0.0", "::", "[::]", "10.0.0.1", "192.168.1.1", "128.0.0.1", "::2", "::ffff:10.0.0.1",
+            "example.com", "localhost.example.com", "", "127.0.0.1.nip.io", "::1%lo", "1.2.3", "[::1",
+        ] {
             #expect(!isLoopback(host: host), "\(host)")
         }
     }
