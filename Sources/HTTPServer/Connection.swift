@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import Synchronization
 
 /// One client connection: reads and parses requests, hands them to the handler queue one at a time, writes the
 /// responses in order, and enforces the timeouts and the output bound.
@@ -58,6 +59,8 @@ final class Connection: @unchecked Sendable {
     let safetyPoll: any DispatchSourceTimer
     static let safetyPollInterval: DispatchTimeInterval = .seconds(1)
     var readSuspended = false
+    /// False once the descriptor is closed; guards `forceClose`, which runs off the queue.
+    let descriptorOpen = Mutex(true)
     var writeSuspended = true
     var cancelledSources = 0
 
@@ -139,7 +142,15 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Closes now, whatever is in progress (end of the shutdown grace period).
+    ///
+    /// The queue may be busy running a handler that outlived the grace period, so the connection is ended for the
+    /// client at once with `shutdown(2)` (under `descriptorOpen`, so never on a descriptor number already closed
+    /// and reused) and the server stops counting it; the queue closes the descriptor when the handler returns.
     func forceClose() {
+        descriptorOpen.withLock { open in
+            if open { Socket.shutdownBoth(fd) }
+        }
+        server.connectionDidClose(self)
         queue.async { [self] in close() }
     }
 
@@ -372,7 +383,10 @@ final class Connection: @unchecked Sendable {
         cancelledSources += 1
         guard cancelledSources == (writeSource == nil ? 1 : 2) else { return }
         if abortOnClose { Socket.setAbortiveClose(fd) }
-        SystemCall.close(fd)
+        descriptorOpen.withLock { open in
+            open = false
+            SystemCall.close(fd)
+        }
         server.connectionDidClose(self)
     }
 }

@@ -32,6 +32,9 @@ public final class HTTPServer: Sendable {
     let handlerPool: HandlerThreadPool
     private let acceptQueue = DispatchQueue(label: "sqlited.http.accept")
     private let state = Mutex(State())
+    /// Set when a graceful shutdown begins; read (without the state lock) by every response, which then carries
+    /// `Connection: close` even when its handler was already running on its connection's queue.
+    let isShuttingDown = Atomic(false)
     private let limits: Mutex<HTTPLimits>
     /// Refused connections not yet logged, and when the last log line was written: under a flood, one line per
     /// interval rather than one per connection.
@@ -240,6 +243,7 @@ public final class HTTPServer: Sendable {
                 state.shutdownWaiters.append(completion)
                 return .wait
             case .running:
+                isShuttingDown.store(true, ordering: .relaxed)
                 state.phase = .shuttingDown
                 state.shutdownWaiters.append(completion)
                 return .begin(state.listeners, Array(state.connections.values))

@@ -166,6 +166,11 @@ enum Socket {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
+    /// Ends the connection in both directions without closing the descriptor (it stays valid for its sources).
+    static func shutdownBoth(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     static func setNoDelay(_ fd: Int32) {
         // Only meaningful for TCP; on a Unix socket the call fails harmlessly.
         var one: Int32 = 1
