@@ -51,13 +51,17 @@ final class Connection: @unchecked Sendable {
     /// Created on the first write that would block: registering a second source on the descriptor at accept time
     /// races with libdispatch's epoll re-arming and can lose the first read event.
     var writeSource: (any DispatchSourceWrite)?
+    /// A repeating tick that enforces every deadline (`timerPurpose` / `timerDeadline`) and reads once while the
+    /// connection waits for input.
+    ///
+    /// Deadlines change several times per request; rescheduling a Dispatch timer each time wakes libdispatch's
+    /// manager thread (an `eventfd` write) and was a measurable share of a request's cost, so deadlines are only
+    /// recorded and this tick checks them, at a quarter of the shortest timeout (at most a second). The read is a
+    /// safety net: libdispatch's epoll back end was seen to lose a read event now and then on a loaded machine
+    /// (about one fresh connection in a few thousand went unanswered until the idle timeout); a read that finds
+    /// nothing costs one `EAGAIN`, and a lost event now costs one tick instead of a hung request.
     let timer: any DispatchSourceTimer
-    /// Reads once a second while the connection waits for input. libdispatch's epoll back end was seen to lose a
-    /// read event now and then on a loaded machine (about one fresh connection in a few thousand went unanswered
-    /// until the idle timeout); a read that finds nothing costs one `EAGAIN`, and a lost event now costs at most
-    /// a second instead of a hung request.
-    let safetyPoll: any DispatchSourceTimer
-    static let safetyPollInterval: DispatchTimeInterval = .seconds(1)
+    let tickInterval: DispatchTimeInterval
     var readSuspended = false
     /// False once the descriptor is closed; guards `forceClose`, which runs off the queue.
     let descriptorOpen = Mutex(true)
@@ -100,7 +104,12 @@ final class Connection: @unchecked Sendable {
         parser = RequestParser(limits: limits, remoteAddress: remoteAddress)
         readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         timer = DispatchSource.makeTimerSource(queue: queue)
-        safetyPoll = DispatchSource.makeTimerSource(queue: queue)
+        let shortest =
+            [
+                limits.headTimeout, limits.bodyInactivityTimeout, limits.idleTimeout, limits.sendTimeout,
+                Self.lingerTime,
+            ].min() ?? .seconds(1)
+        tickInterval = max(.milliseconds(10), min(.seconds(1), shortest / 4)).dispatchInterval
     }
 
     var pendingOutput: Int { output.count - outputOffset }
@@ -108,20 +117,11 @@ final class Connection: @unchecked Sendable {
     /// Activates the sources; called once, right after accept.
     func start() {
         readSource.setEventHandler { [self] in handleReadable() }
-        timer.setEventHandler { [self] in handleTimer() }
+        timer.setEventHandler { [self] in handleTick() }
         readSource.setCancelHandler { [self] in sourceCancelled() }
-        safetyPoll.setEventHandler { [self] in
-            if !inFlight { pollReadable() }
-        }
         queue.async { [self] in
-            timer.schedule(deadline: .distantFuture)
+            timer.schedule(deadline: .now() + tickInterval, repeating: tickInterval, leeway: tickInterval)
             timer.activate()
-            safetyPoll.schedule(
-                deadline: .now() + Self.safetyPollInterval,
-                repeating: Self.safetyPollInterval,
-                leeway: .milliseconds(250)
-            )
-            safetyPoll.activate()
             readSource.activate()
             updateTimer()
             // The request may have arrived with the handshake; do not depend on the first event for it.
@@ -299,19 +299,14 @@ final class Connection: @unchecked Sendable {
     }
 
     func setTimer(_ purpose: TimerPurpose, _ deadline: DispatchTime) {
-        guard purpose != timerPurpose || deadline != timerDeadline else { return }
         timerPurpose = purpose
         timerDeadline = deadline
-        timer.schedule(deadline: deadline)
     }
 
-    private func handleTimer() {
+    private func handleTick() {
         guard !closed else { return }
-        guard DispatchTime.now() >= timerDeadline else {
-            // A stale event from before the last reschedule.
-            timer.schedule(deadline: timerDeadline)
-            return
-        }
+        if !inFlight { pollReadable() }
+        guard !closed, timerPurpose != .none, DispatchTime.now() >= timerDeadline else { return }
         switch timerPurpose {
         case .none:
             break
@@ -352,7 +347,6 @@ final class Connection: @unchecked Sendable {
         updateReadInterest()
         timerPurpose = .linger
         timerDeadline = .now() + Self.lingerTime.dispatchInterval
-        timer.schedule(deadline: timerDeadline)
     }
 
     /// Closes at once. The descriptor itself is closed once both I/O sources are cancelled, as Dispatch requires.
@@ -376,7 +370,6 @@ final class Connection: @unchecked Sendable {
         }
         readSource.cancel()
         timer.cancel()
-        safetyPoll.cancel()
     }
 
     func sourceCancelled() {

@@ -1,19 +1,39 @@
 import Glibc
-import Synchronization
 
-/// The `Date` field value in IMF-fixdate form (RFC 9110 §5.6.7), formatted at most once per second.
+/// The `Date` field value in IMF-fixdate form (RFC 9110 §5.6.7), formatted at most once per second per thread.
+///
+/// The cache is per thread: one shared behind a lock was the most contended lock in the server (every response
+/// takes it, and Swift's `Mutex` on Linux sleeps in the kernel as soon as it is contended).
 enum HTTPDate {
-    private static let cache = Mutex<(second: Int, text: String)>((-1, ""))
+    /// One thread's formatted second. Only its own thread touches it.
+    private final class Cache {
+        var second = -1
+        var text = ""
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
 
     /// The current time as `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func now() -> String {
-        let second = time(nil)
-        return cache.withLock { cached in
-            if cached.second == second { return cached.text }
-            let text = format(second)
-            cached = (second, text)
-            return text
+        let cache: Cache
+        if let pointer = pthread_getspecific(key) {
+            cache = Unmanaged<Cache>.fromOpaque(pointer).takeUnretainedValue()
+        } else {
+            cache = Cache()
+            pthread_setspecific(key, Unmanaged.passRetained(cache).toOpaque())
         }
+        let second = time(nil)
+        if cache.second != second {
+            cache.second = second
+            cache.text = format(second)
+        }
+        return cache.text
     }
 
     static func format(_ seconds: Int) -> String {

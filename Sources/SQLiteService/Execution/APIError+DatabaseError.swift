@@ -34,7 +34,12 @@ extension APIError {
             // SQLite reports most denials as SQLITE_AUTH, but a denied function call (load_extension) as a plain
             // SQLITE_ERROR "not authorized to use function: …" (resolve.c); the contract wants 403 SQLITE_AUTH for
             // both, so such an error with a denial recorded by the policy is reported as SQLITE_AUTH.
-            let mayBeDenial = error.resultCode == .SQLITE_AUTH || SQLPolicy.isFunctionDenial(error)
+            // SQLITE_SCHEMA too: when a statement is refused while SQLite also finds the schema changed under the
+            // connection, prepare reports the schema error instead (seen once under concurrent DDL); the recorded
+            // denial says what really happened.
+            let mayBeDenial =
+                error.resultCode == .SQLITE_AUTH || error.resultCode == .SQLITE_SCHEMA
+                || SQLPolicy.isFunctionDenial(error)
             if mayBeDenial, let db, let reason = PolicyRegistry.shared.state(for: db)?.takeDenial() {
                 self = .sqlite(
                     name: "SQLITE_AUTH",
