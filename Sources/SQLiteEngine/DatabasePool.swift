@@ -97,16 +97,20 @@ public final class DatabasePool: Sendable {
         }
     }
 
-    private static func runInAutocommit<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
-        let result: T
+    /// Runs `body`; when it throws, rolls back whatever transaction it left open, then rethrows.
+    private static func rollingBackOnError<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
         do {
-            result = try body(db)
+            return try body(db)
         } catch {
             if db.isInTransaction {
                 try? db.rollback()
             }
             throw error
         }
+    }
+
+    private static func runInAutocommit<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        let result = try rollingBackOnError(db, body)
         if db.isInTransaction {
             try? db.rollback()
             throw DatabaseError.misuse("a write left a transaction open; it was rolled back")
@@ -154,15 +158,7 @@ public final class DatabasePool: Sendable {
         defer { checkIn(reader) }
         let db = reader.database
         try db.beginTransaction(.deferred)
-        let result: T
-        do {
-            result = try body(db)
-        } catch {
-            if db.isInTransaction {
-                try? db.rollback()
-            }
-            throw error
-        }
+        let result = try Self.rollingBackOnError(db, body)
         if db.isInTransaction {
             // Ends the read transaction and releases its snapshot; a reader has nothing to commit.
             try db.commit()
