@@ -1,23 +1,56 @@
 /// Answers requests.
 ///
-/// `handle(_:)` runs on one of the server's handler threads, off the connections' I/O queues, so a slow handler
-/// never delays other connections' I/O; it may block (at most `handlerThreadCount` requests are handled at once).
-/// Requests of one connection are handled one at a time, in order.
+/// The server first offers each request to ``handleOnEventLoop(_:)`` on the connection's event loop thread, where
+/// answering costs no thread hand-off. A handler answers there only what it can answer quickly without blocking;
+/// returning nil sends the request to ``handle(_:)`` on one of the server's handler threads, which may block (at
+/// most `handlerThreadCount` requests are handled there at once). Requests of one connection are handled one at a
+/// time, in order.
 public protocol HTTPHandler: Sendable {
-    /// Produces the response to `request`.
+    /// Produces the response to `request`, on a handler thread; may block.
     func handle(_ request: HTTPRequest) -> HTTPResponse
+
+    /// Produces the response to `request` on the event loop, or nil to have ``handle(_:)`` produce it on a handler
+    /// thread.
+    ///
+    /// Every other connection of the same event loop waits while this runs: return a response only when it costs
+    /// about as little as parsing the request did (a fixed answer, a point lookup), never after waiting for a lock,
+    /// a database connection or I/O. A handler that gives up part way must leave no trace, since ``handle(_:)``
+    /// then answers the same request from the start. The default answers nothing here.
+    func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse?
+}
+
+extension HTTPHandler {
+    public func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
+        nil
+    }
 }
 
 /// A handler made from a closure.
 public struct ClosureHTTPHandler: HTTPHandler {
     private let body: @Sendable (HTTPRequest) -> HTTPResponse
+    private let inline: (@Sendable (HTTPRequest) -> HTTPResponse?)?
 
-    /// Creates a handler that calls `body` for every request.
+    /// Creates a handler that calls `body` for every request, on a handler thread.
     public init(_ body: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.body = body
+        self.inline = nil
+    }
+
+    /// Creates a handler that offers every request to `inline` on the event loop first, and calls `body` on a
+    /// handler thread for those `inline` returns nil for.
+    public init(
+        onEventLoop inline: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
+        _ body: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+    ) {
+        self.body = body
+        self.inline = inline
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         body(request)
+    }
+
+    public func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
+        inline?(request)
     }
 }
