@@ -38,9 +38,11 @@ let package = Package(
             dependencies: ["CSQLite"],
             swiftSettings: strictSettings
         ),
+        // Linux epoll, which the Glibc module does not export (and whose event struct is packed on x86-64).
+        .target(name: "CEventPoll"),
         .target(
             name: "HTTPServer",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["CEventPoll", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -4,30 +4,38 @@ import Logging
 extension Connection {
     // MARK: - Handing requests to the handler
 
-    /// Runs the handler on the handler queue; the response comes back to `queue`.
+    /// Answers `request`: on the event loop when the handler can (`handleOnEventLoop`), otherwise on a handler
+    /// thread, whose response comes back to `queue`.
     func dispatch(_ request: HTTPRequest) {
         inFlight = true
         headStartedAt = nil
         let keepAlive = request.keepAlive && !shuttingDown
-        // The handler runs here, on this connection's serial queue: one request at a time per connection is the
-        // protocol's order anyway, and handing every request to another thread and back cost two context switches
-        // per request (measured: the server was 10x slower than nginx on a fixed response). The queue targets an
-        // overcommitting root queue (a serial queue's default), so a handler that blocks (SQLite) makes libdispatch
-        // start another thread for the other connections instead of stalling them.
-        let response = server.handler.handle(request)
+        if let response = server.handler.handleOnEventLoop(request) {
+            deliver(response, to: request, keepAlive: keepAlive)
+            return
+        }
+        server.handlerPool.submit { [self] in
+            let response = server.handler.handle(request)
+            if case .stream(let produce) = response.body {
+                // Already off the loop: a producer may block here while the loop sends its output.
+                stream(response, produce: produce, method: request.method, version: request.version, keepAlive: keepAlive)
+            } else {
+                queue.async { [self] in
+                    deliver(response, to: request, keepAlive: keepAlive)
+                }
+            }
+        }
+    }
+
+    /// Sends a response produced for `request` (on `queue`).
+    private func deliver(_ response: HTTPResponse, to request: HTTPRequest, keepAlive: Bool) {
         switch response.body {
         case .bytes(let bytes):
             respond(response, body: bytes, method: request.method, version: request.version, keepAlive: keepAlive)
         case .stream(let produce):
             // A producer blocks in the writer until this queue has sent its output, so it must run elsewhere.
             server.handlerPool.submit { [self] in
-                stream(
-                    response,
-                    produce: produce,
-                    method: request.method,
-                    version: request.version,
-                    keepAlive: keepAlive
-                )
+                stream(response, produce: produce, method: request.method, version: request.version, keepAlive: keepAlive)
             }
         }
     }
@@ -37,7 +45,8 @@ extension Connection {
         guard !closed else { return }
         let keepAlive = keepAlive && !shuttingDown && !server.isShuttingDown.load(ordering: .relaxed)
         let hasContent = !response.status.forbidsContent
-        enqueue(
+        // Head and body leave in one send.
+        append(
             ResponseHead.serialize(
                 status: response.status,
                 headers: response.headers,
@@ -48,8 +57,9 @@ extension Connection {
             )
         )
         if hasContent && method != "HEAD" {
-            enqueue(body)
+            append(body)
         }
+        flush()
         finishResponse(keepAlive: keepAlive)
     }
 
@@ -58,7 +68,7 @@ extension Connection {
         guard !closed && !closing else { return }
         let response = HTTPResponse.jsonError(status: status, code: code, message: message)
         guard case .bytes(let body) = response.body else { return }
-        enqueue(
+        append(
             ResponseHead.serialize(
                 status: status,
                 headers: response.headers,
@@ -78,6 +88,7 @@ extension Connection {
         if !keepAlive {
             closeWhenFlushed()
         }
+        // Inside `processInput` (a response given on the loop) its loop goes on to the next request.
         processInput()
     }
 
@@ -164,12 +175,18 @@ extension Connection {
 
     // MARK: - Output
 
+    /// Queues `bytes` and sends what the socket takes.
     func enqueue(_ bytes: [UInt8]) {
+        append(bytes)
+        flush()
+    }
+
+    /// Queues `bytes` without sending yet.
+    func append(_ bytes: [UInt8]) {
         guard !closed, !bytes.isEmpty else { return }
         if pendingOutput == 0 { lastWriteProgressAt = .now() }
         output.append(contentsOf: bytes)
         maxObservedPendingOutput = max(maxObservedPendingOutput, pendingOutput)
-        flush()
     }
 
     func handleWritable() {
@@ -177,7 +194,7 @@ extension Connection {
         processInput()
     }
 
-    /// Sends as much as the socket takes; the write source is resumed only while output is waiting.
+    /// Sends as much as the socket takes; the socket is watched for writability only while output is waiting.
     func flush() {
         guard !closed else { return }
         while outputOffset < output.count {
@@ -198,30 +215,14 @@ extension Connection {
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
             outputOffset = 0
-            if !writeSuspended, let writeSource {
-                writeSource.suspend()
-                writeSuspended = true
-            }
-        } else {
-            if outputOffset >= 64 * 1024 {
-                output.removeSubrange(0..<outputOffset)
-                outputOffset = 0
-            }
-            if let writeSource {
-                if writeSuspended {
-                    writeSource.resume()
-                    writeSuspended = false
-                }
-            } else {
-                let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-                source.setEventHandler { [self] in handleWritable() }
-                source.setCancelHandler { [self] in sourceCancelled() }
-                writeSource = source
-                writeSuspended = false
-                source.activate()
-                // See `writeSource`: a read event lost while registering is recovered by reading once more.
-                queue.async { [self] in pollReadable() }
-            }
+        } else if outputOffset >= 64 * 1024 {
+            output.removeSubrange(0..<outputOffset)
+            outputOffset = 0
+        }
+        let wanted = outputOffset < output.count
+        if wanted != wantsWrite {
+            wantsWrite = wanted
+            updateInterest()
         }
         if pendingOutput <= limits.maxPendingOutput, let waiter = drainWaiter {
             drainWaiter = nil

@@ -1,13 +1,14 @@
+import CEventPoll
 import Dispatch
 import Logging
 import Synchronization
 
-/// One client connection: reads and parses requests, hands them to the handler queue one at a time, writes the
-/// responses in order, and enforces the timeouts and the output bound.
+/// One client connection: reads and parses requests, hands them to the handler one at a time, writes the responses
+/// in order, and enforces the timeouts and the output bound.
 ///
-/// `@unchecked Sendable`: every mutable property is read and written only on `queue`, a serial queue that is also
-/// the target of the connection's DispatchSources; other threads (the server, the handler running a streamed body)
-/// reach the state through `queue.async` / `queue.sync` only.
+/// `@unchecked Sendable`: every mutable property is read and written only on `queue`, the serial queue of the
+/// connection's `EventLoop`; other threads (the server, a handler thread) reach the state through `queue.async` /
+/// `queue.sync` only.
 final class Connection: @unchecked Sendable {
     enum TimerPurpose {
         case none
@@ -40,6 +41,7 @@ final class Connection: @unchecked Sendable {
     static let maxReadAhead = 64 * 1024
 
     let fd: Int32
+    let loop: EventLoop
     let queue: DispatchQueue
     let server: HTTPServer
     let remoteAddress: String?
@@ -47,26 +49,14 @@ final class Connection: @unchecked Sendable {
 
     var parser: RequestParser
     var limits: HTTPLimits
-    let readSource: any DispatchSourceRead
-    /// Created on the first write that would block: registering a second source on the descriptor at accept time
-    /// races with libdispatch's epoll re-arming and can lose the first read event.
-    var writeSource: (any DispatchSourceWrite)?
-    /// A repeating tick that enforces every deadline (`timerPurpose` / `timerDeadline`) and reads once while the
-    /// connection waits for input.
-    ///
-    /// Deadlines change several times per request; rescheduling a Dispatch timer each time wakes libdispatch's
-    /// manager thread (an `eventfd` write) and was a measurable share of a request's cost, so deadlines are only
-    /// recorded and this tick checks them, at a quarter of the shortest timeout (at most a second). The read is a
-    /// safety net: libdispatch's epoll back end was seen to lose a read event now and then on a loaded machine
-    /// (about one fresh connection in a few thousand went unanswered until the idle timeout); a read that finds
-    /// nothing costs one `EAGAIN`, and a lost event now costs one tick instead of a hung request.
-    let timer: any DispatchSourceTimer
-    let tickInterval: DispatchTimeInterval
-    var readSuspended = false
+    /// The connection's key in its loop's epoll set (0 until registered).
+    var token: UInt64 = 0
+    /// The readiness events the epoll set watches for, and the ones wanted now (`updateInterest`).
+    var watchedEvents: UInt32 = 0
+    var wantsRead = true
+    var wantsWrite = false
     /// False once the descriptor is closed; guards `forceClose`, which runs off the queue.
     let descriptorOpen = Mutex(true)
-    var writeSuspended = true
-    var cancelledSources = 0
 
     var output: [UInt8] = []
     var outputOffset = 0
@@ -74,6 +64,8 @@ final class Connection: @unchecked Sendable {
     var drainWaiter: DispatchSemaphore?
 
     var inFlight = false
+    /// True while `processInput` runs: a response finished inline lets its loop go on rather than recursing.
+    var processingInput = false
     /// The streamed response whose writer may write now (0: none); numbered by `streamCount`.
     var activeStream = 0
     var streamCount = 0
@@ -92,40 +84,40 @@ final class Connection: @unchecked Sendable {
     var timerPurpose = TimerPurpose.none
     var timerDeadline = DispatchTime.distantFuture
 
-    init(fd: Int32, remoteAddress: String?, server: HTTPServer, limits: HTTPLimits) {
+    init(fd: Int32, remoteAddress: String?, server: HTTPServer, limits: HTTPLimits, loop: EventLoop) {
         self.fd = fd
         self.remoteAddress = remoteAddress
         self.server = server
         self.limits = limits
+        self.loop = loop
+        self.queue = loop.queue
         var logger = server.logger
         logger[metadataKey: "http.peer"] = "\(remoteAddress ?? "unknown")"
         self.logger = logger
-        queue = DispatchQueue(label: "sqlited.http.connection")
         parser = RequestParser(limits: limits, remoteAddress: remoteAddress)
-        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        let shortest =
-            [
-                limits.headTimeout, limits.bodyInactivityTimeout, limits.idleTimeout, limits.sendTimeout,
-                Self.lingerTime,
-            ].min() ?? .seconds(1)
-        tickInterval = max(.milliseconds(10), min(.seconds(1), shortest / 4)).dispatchInterval
     }
 
     var pendingOutput: Int { output.count - outputOffset }
 
-    /// Activates the sources; called once, right after accept.
+    /// Joins the loop's epoll set; called once, right after accept.
     func start() {
-        readSource.setEventHandler { [self] in handleReadable() }
-        timer.setEventHandler { [self] in handleTick() }
-        readSource.setCancelHandler { [self] in sourceCancelled() }
         queue.async { [self] in
-            timer.schedule(deadline: .now() + tickInterval, repeating: tickInterval, leeway: tickInterval)
-            timer.activate()
-            readSource.activate()
+            do {
+                watchedEvents = cep_in
+                token = try loop.register(self, events: watchedEvents)
+            } catch {
+                logger.error("cannot watch the connection, closing", metadata: ["error": "\(error)"])
+                descriptorOpen.withLock { open in
+                    open = false
+                    SystemCall.close(fd)
+                }
+                closed = true
+                server.connectionDidClose(self)
+                return
+            }
             updateTimer()
-            // The request may have arrived with the handshake; do not depend on the first event for it.
-            pollReadable()
+            // The request may have arrived with the handshake: read it now rather than after an epoll round.
+            handleReadable()
         }
     }
 
@@ -162,16 +154,23 @@ final class Connection: @unchecked Sendable {
                 bufferedInput: parser.bufferedByteCount,
                 inFlight: inFlight,
                 phase: parser.phase,
-                readSuspended: readSuspended
+                readSuspended: !wantsRead
             )
         }
     }
 
     // MARK: - Reading
 
-    /// Reads once outside of a read event, if reading is wanted now.
-    func pollReadable() {
-        if !readSuspended && !closed { handleReadable() }
+    /// Serves the readiness `events` the loop's epoll set reported for this socket.
+    func handleEvents(_ events: UInt32) {
+        if events & cep_out != 0 { handleWritable() }
+        if events & cep_in != 0 && !closed { handleReadable() }
+        if events & (cep_err | cep_hup) != 0 && events & cep_in == 0 && !closed {
+            // Reset, or shut down in both directions, with nothing left to read: no response can reach the
+            // client any more. (epoll reports these whatever the set watches for, so waiting would spin.)
+            logger.debug("connection reset or hung up, closing")
+            close()
+        }
     }
 
     private func handleReadable() {
@@ -216,7 +215,9 @@ final class Connection: @unchecked Sendable {
     /// Parses and dispatches as many requests as the state allows: one in flight at a time, none while the output
     /// is over its bound (a client that does not read its responses gets no more of them produced).
     func processInput() {
-        guard !closed && !lingering else { return }
+        guard !closed && !lingering && !processingInput else { return }
+        processingInput = true
+        defer { processingInput = false }
         parsing: while !inFlight && !closing {
             if pendingOutput > limits.maxPendingOutput { break }
             switch parser.next() {
@@ -255,14 +256,23 @@ final class Connection: @unchecked Sendable {
                 !closing && pendingOutput <= limits.maxPendingOutput
                 && (!inFlight || parser.bufferedByteCount < Self.maxReadAhead)
         }
-        if wanted && readSuspended {
-            readSource.resume()
-            readSuspended = false
-            // Input that arrived while the source was suspended must not depend on a new event.
-            queue.async { [self] in pollReadable() }
-        } else if !wanted && !readSuspended {
-            readSource.suspend()
-            readSuspended = true
+        if wanted != wantsRead {
+            wantsRead = wanted
+            updateInterest()
+        }
+    }
+
+    /// Tells the epoll set the events wanted now, when they changed.
+    func updateInterest() {
+        guard !closed else { return }
+        let events = (wantsRead ? cep_in : 0) | (wantsWrite ? cep_out : 0)
+        guard events != watchedEvents else { return }
+        do {
+            try loop.watch(fd, token: token, events: events)
+            watchedEvents = events
+        } catch {
+            logger.error("cannot watch the connection, closing", metadata: ["error": "\(error)"])
+            close()
         }
     }
 
@@ -303,9 +313,7 @@ final class Connection: @unchecked Sendable {
         timerDeadline = deadline
     }
 
-    private func handleTick() {
-        guard !closed else { return }
-        if !inFlight { pollReadable() }
+    func handleTick() {
         guard !closed, timerPurpose != .none, DispatchTime.now() >= timerDeadline else { return }
         switch timerPurpose {
         case .none:
@@ -349,7 +357,7 @@ final class Connection: @unchecked Sendable {
         timerDeadline = .now() + Self.lingerTime.dispatchInterval
     }
 
-    /// Closes at once. The descriptor itself is closed once both I/O sources are cancelled, as Dispatch requires.
+    /// Closes at once: leaves the epoll set, closes the descriptor and tells the server.
     func close() {
         guard !closed else { return }
         closed = true
@@ -357,24 +365,7 @@ final class Connection: @unchecked Sendable {
         drainWaiter = nil
         output = []
         outputOffset = 0
-        if readSuspended {
-            readSource.resume()
-            readSuspended = false
-        }
-        if let writeSource {
-            if writeSuspended {
-                writeSource.resume()
-                writeSuspended = false
-            }
-            writeSource.cancel()
-        }
-        readSource.cancel()
-        timer.cancel()
-    }
-
-    func sourceCancelled() {
-        cancelledSources += 1
-        guard cancelledSources == (writeSource == nil ? 1 : 2) else { return }
+        loop.deregister(fd, token: token)
         if abortOnClose { Socket.setAbortiveClose(fd) }
         descriptorOpen.withLock { open in
             open = false

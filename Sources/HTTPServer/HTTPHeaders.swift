@@ -80,6 +80,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }
+        // Native strings are contiguous UTF-8: compare the bytes directly (this runs several times per request).
+        let compared = left.withContiguousStorageIfAvailable { leftBytes in
+            right.withContiguousStorageIfAvailable { rightBytes in
+                for index in 0..<leftBytes.count
+                where ASCII.lowercased(leftBytes[index]) != ASCII.lowercased(rightBytes[index]) {
+                    return false
+                }
+                return true
+            }
+        }
+        if let compared = compared ?? nil { return compared }
         return zip(left, right).allSatisfy { ASCII.lowercased($0) == ASCII.lowercased($1) }
     }
 }

@@ -5,9 +5,11 @@ import Synchronization
 
 /// A hardened HTTP/1.1 server on non-blocking POSIX sockets and Dispatch.
 ///
-/// Each connection has its own serial queue for I/O; handlers run on a separate pool of threads
-/// (`HTTPServerConfiguration.handlerThreadCount`), one request at a time per connection, so a slow handler never
-/// delays other connections' I/O. Protocol handling follows RFC 9112 and RFC 9110 strictly (see `RequestParser`),
+/// Connections are spread over a few event loops (`HTTPServerConfiguration.eventLoopCount`), each a serial queue
+/// that serves the I/O of its connections in turns driven by one DispatchSource (see `EventLoop`). A request is
+/// offered to the handler on its loop first (`HTTPHandler.handleOnEventLoop`); what the handler does not answer
+/// there runs on a separate pool of threads (`HTTPServerConfiguration.handlerThreadCount`), so a slow handler never
+/// delays other connections' I/O. One request at a time per connection. Protocol handling follows RFC 9112 and RFC 9110 strictly (see `RequestParser`),
 /// and every resource is bounded by `HTTPLimits`. Call `shutdown` before dropping a started server.
 public final class HTTPServer: Sendable {
     private enum Phase {
@@ -20,6 +22,7 @@ public final class HTTPServer: Sendable {
     private struct State {
         var phase = Phase.created
         var listeners: [Listener] = []
+        var loops: [EventLoop] = []
         var boundAddresses: [BoundAddress] = []
         var openListeners = 0
         var connections: [ObjectIdentifier: Connection] = [:]
@@ -31,6 +34,9 @@ public final class HTTPServer: Sendable {
     let logger: Logger
     let handlerPool: HandlerThreadPool
     private let acceptQueue = DispatchQueue(label: "sqlited.http.accept")
+    /// The loops connections are spread over (set once by `start()`), and the count of connections assigned so far.
+    private let loops = Mutex<[EventLoop]>([])
+    private let assigned = Atomic<Int>(0)
     private let state = Mutex(State())
     /// Set when a graceful shutdown begins; read (without the state lock) by every response, which then carries
     /// `Connection: close` even when its handler was already running on its connection's queue.
@@ -71,6 +77,20 @@ public final class HTTPServer: Sendable {
     /// limits; existing keep-alive connections pick them up at their next request).
     public func setLimits(_ newLimits: HTTPLimits) {
         limits.withLock { $0 = newLimits }
+        let interval = Self.tickInterval(for: newLimits)
+        for loop in loops.withLock({ $0 }) {
+            loop.queue.async { loop.setTickInterval(interval) }
+        }
+    }
+
+    /// How often the loops check deadlines: a quarter of the shortest timeout, between 10 ms and 1 s.
+    static func tickInterval(for limits: HTTPLimits) -> DispatchTimeInterval {
+        let shortest =
+            [
+                limits.headTimeout, limits.bodyInactivityTimeout, limits.idleTimeout, limits.sendTimeout,
+                Connection.lingerTime,
+            ].min() ?? .seconds(1)
+        return max(.milliseconds(10), min(.seconds(1), shortest / 4)).dispatchInterval
     }
 
     /// Binds and listens on every configured address (or adopts inherited descriptors) and starts accepting.
@@ -85,7 +105,12 @@ public final class HTTPServer: Sendable {
         }
         let backlog = currentLimits.listenBacklog
         var listeners: [Listener] = []
+        var eventLoops: [EventLoop] = []
         do {
+            let interval = Self.tickInterval(for: currentLimits)
+            for index in 0..<max(1, configuration.eventLoopCount) {
+                eventLoops.append(try EventLoop(index: index, tickInterval: interval))
+            }
             for address in configuration.listeners {
                 let (fd, bound) = try Socket.listen(on: address, backlog: backlog)
                 var unlinkPath: String?
@@ -102,6 +127,9 @@ public final class HTTPServer: Sendable {
                 )
             }
         } catch {
+            for loop in eventLoops {
+                loop.queue.async { loop.stop() }
+            }
             state.withLock {
                 $0.phase = .created
                 $0.openListeners = listeners.count
@@ -112,8 +140,10 @@ public final class HTTPServer: Sendable {
             }
             throw error
         }
+        loops.withLock { $0 = eventLoops }
         state.withLock {
             $0.listeners = listeners
+            $0.loops = eventLoops
             $0.boundAddresses = listeners.map(\.address)
             $0.openListeners = listeners.count
         }
@@ -146,7 +176,14 @@ public final class HTTPServer: Sendable {
             let limits = currentLimits
             let connection = state.withLock { state -> Connection? in
                 guard state.phase == .running, state.connections.count < limits.maxConnections else { return nil }
-                let connection = Connection(fd: accepted.fd, remoteAddress: accepted.peer, server: self, limits: limits)
+                let loop = state.loops[assigned.add(1, ordering: .relaxed).oldValue % state.loops.count]
+                let connection = Connection(
+                    fd: accepted.fd,
+                    remoteAddress: accepted.peer,
+                    server: self,
+                    limits: limits,
+                    loop: loop
+                )
                 state.connections[ObjectIdentifier(connection)] = connection
                 return connection
             }
@@ -275,6 +312,10 @@ public final class HTTPServer: Sendable {
             guard state.phase == .shuttingDown, state.connections.isEmpty, state.openListeners == 0 else { return [] }
             state.phase = .stopped
             state.listeners = []
+            for loop in state.loops {
+                loop.queue.async { loop.stop() }
+            }
+            state.loops = []
             defer { state.shutdownWaiters = [] }
             return state.shutdownWaiters
         }

@@ -1,3 +1,5 @@
+import CEventPoll
+
 /// Configuration of an `HTTPServer`.
 public struct HTTPServerConfiguration: Sendable {
     /// Where to listen.
@@ -11,6 +13,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Number of threads that run handlers: at most this many requests are handled at the same time (more wait
     /// in a queue, while their connections' I/O and timeouts go on).
     public var handlerThreadCount: Int
+    /// Number of event loops serving the connections' I/O (and the requests the handler answers on the loop);
+    /// the default is the number of CPU cores available.
+    public var eventLoopCount: Int
 
     /// Creates a configuration.
     public init(
@@ -18,13 +23,20 @@ public struct HTTPServerConfiguration: Sendable {
         limits: HTTPLimits = HTTPLimits(),
         shutdownGracePeriod: Duration = .seconds(10),
         serverHeader: String? = nil,
-        handlerThreadCount: Int = 64
+        handlerThreadCount: Int = 64,
+        eventLoopCount: Int = HTTPServerConfiguration.defaultEventLoopCount
     ) {
         self.listeners = listeners
         self.limits = limits
         self.shutdownGracePeriod = shutdownGracePeriod
         self.serverHeader = serverHeader
         self.handlerThreadCount = handlerThreadCount
+        self.eventLoopCount = eventLoopCount
+    }
+
+    /// One loop per CPU core available to the process (its affinity mask), at least one.
+    public static var defaultEventLoopCount: Int {
+        Int(cep_available_cpu_count())
     }
 }
 

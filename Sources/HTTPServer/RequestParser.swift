@@ -190,8 +190,13 @@ struct RequestParser {
                 state = .chunkSize
             case .trailers:
                 let budget = activeLimits.maxHeadSize - trailerBytes
-                let tooLong = Rejection.headersTooLarge("trailer section larger than \(activeLimits.maxHeadSize) bytes")
-                guard case .line(let range) = try nextLine(limit: budget, tooLong: tooLong) else {
+                let maxHeadSize = activeLimits.maxHeadSize
+                guard
+                    case .line(let range) = try nextLine(
+                        limit: budget,
+                        tooLong: .headersTooLarge("trailer section larger than \(maxHeadSize) bytes")
+                    )
+                else {
                     return .needMoreData
                 }
                 trailerBytes += range.count + 2
@@ -211,16 +216,16 @@ struct RequestParser {
     ///
     /// `limit` bounds the line length including CRLF; it is checked on partial lines too, so the outcome does not
     /// depend on how bytes were split.
-    private mutating func nextLine(limit: Int, tooLong: Rejection) throws(Rejection) -> LineResult {
+    private mutating func nextLine(limit: Int, tooLong: @autoclosure () -> Rejection) throws(Rejection) -> LineResult {
         let searchStart = start + scanOffset
         guard let lf = buffer[searchStart...].firstIndex(of: ASCII.lf) else {
             scanOffset = buffer.count - start
             // A partial line that already exceeds the limit can only grow.
-            if buffer.count - start > limit { throw tooLong }
+            if buffer.count - start > limit { throw tooLong() }
             return .incomplete
         }
         scanOffset = 0
-        if lf + 1 - start > limit { throw tooLong }
+        if lf + 1 - start > limit { throw tooLong() }
         guard lf > start && buffer[lf - 1] == ASCII.cr else {
             throw .badRequest("line ends with a bare LF; CRLF required")
         }
@@ -236,8 +241,12 @@ struct RequestParser {
         if !requestLineSeen {
             try checkPartialRequestLineTarget(budget: budget)
         }
-        let tooLong = Rejection.headersTooLarge("request head larger than \(activeLimits.maxHeadSize) bytes")
-        let result = try nextLine(limit: budget, tooLong: tooLong)
+        let maxHeadSize = activeLimits.maxHeadSize
+        // The message is built only when thrown: this runs once per header line.
+        let result = try nextLine(
+            limit: budget,
+            tooLong: .headersTooLarge("request head larger than \(maxHeadSize) bytes")
+        )
         guard case .line(let range) = result else {
             return .needMoreData
         }

@@ -25,31 +25,72 @@ enum ResponseHead {
         version: HTTPVersion,
         serverHeader: String?
     ) -> [UInt8] {
-        var text = "HTTP/1.1 \(status.code) \(sanitizedReason(status.reasonPhrase))\r\n"
-        text += "Date: \(HTTPDate.now())\r\n"
+        // Built as bytes, not by String concatenation: this runs once per response.
+        var head: [UInt8] = []
+        head.reserveCapacity(256)
+        head.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendDecimal(status.code, to: &head)
+        head.append(ASCII.space)
+        head.append(contentsOf: sanitizedReason(status.reasonPhrase).utf8)
+        head.append(contentsOf: "\r\nDate: ".utf8)
+        head.append(contentsOf: HTTPDate.now().utf8)
+        head.append(contentsOf: "\r\n".utf8)
         if let serverHeader, isValidValue(serverHeader) {
-            text += "Server: \(serverHeader)\r\n"
+            appendField("Server", serverHeader, to: &head)
         }
         for (name, value) in headers {
             guard !serverOwnedFields.contains(where: { HTTPHeaders.namesEqual($0, name) }) else { continue }
             if serverHeader != nil && HTTPHeaders.namesEqual(name, "Server") { continue }
             // Response splitting: a name or value with CR/LF would let a handler's data forge fields.
             guard ASCII.isTokenString(name), isValidValue(value) else { continue }
-            text += "\(name): \(value)\r\n"
+            appendField(name, value, to: &head)
         }
         switch framing {
         case .none: break
-        case .contentLength(let length): text += "Content-Length: \(length)\r\n"
-        case .chunked: text += "Transfer-Encoding: chunked\r\n"
+        case .contentLength(let length):
+            head.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(length, to: &head)
+            head.append(contentsOf: "\r\n".utf8)
+        case .chunked: head.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
         case .closeDelimited: break
         }
         if !keepAlive {
-            text += "Connection: close\r\n"
+            head.append(contentsOf: "Connection: close\r\n".utf8)
         } else if version == .http1_0 {
-            text += "Connection: keep-alive\r\n"
+            head.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
-        text += "\r\n"
-        return Array(text.utf8)
+        head.append(contentsOf: "\r\n".utf8)
+        return head
+    }
+
+    private static func appendField(_ name: String, _ value: String, to head: inout [UInt8]) {
+        head.append(contentsOf: name.utf8)
+        head.append(contentsOf: ": ".utf8)
+        head.append(contentsOf: value.utf8)
+        head.append(contentsOf: "\r\n".utf8)
+    }
+
+    /// Appends a non-negative integer in decimal.
+    private static func appendDecimal(_ value: Int, to head: inout [UInt8]) {
+        guard value > 0 else {
+            head.append(UInt8(ascii: "0"))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                head.append(buffer[index])
+            }
+        }
     }
 
     private static func isValidValue(_ value: String) -> Bool {

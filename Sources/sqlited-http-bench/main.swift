@@ -15,6 +15,11 @@ struct FixedResponder: HTTPHandler {
         response.headers.set(name: "Content-Type", value: "application/json; charset=utf-8")
         return response
     }
+
+    /// A fixed answer costs nothing: given on the event loop, with no thread hand-off.
+    func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
+        handle(request)
+    }
 }
 
 var port: UInt16 = 8081
