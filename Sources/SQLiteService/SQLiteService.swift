@@ -189,8 +189,3 @@ public final class SQLiteService: HTTPHandler {
         return jsonResponse(status: error.status, writer.bytes, headers: error.headers)
     }
 }
-extension SQLiteService {
-    public func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
-        request.path == "/query" ? handle(request) : nil
-    }
-}
