@@ -18,7 +18,13 @@ extension Connection {
             let response = server.handler.handle(request)
             if case .stream(let produce) = response.body {
                 // Already off the loop: a producer may block here while the loop sends its output.
-                stream(response, produce: produce, method: request.method, version: request.version, keepAlive: keepAlive)
+                stream(
+                    response,
+                    produce: produce,
+                    method: request.method,
+                    version: request.version,
+                    keepAlive: keepAlive
+                )
             } else {
                 queue.async { [self] in
                     deliver(response, to: request, keepAlive: keepAlive)
@@ -35,7 +41,13 @@ extension Connection {
         case .stream(let produce):
             // A producer blocks in the writer until this queue has sent its output, so it must run elsewhere.
             server.handlerPool.submit { [self] in
-                stream(response, produce: produce, method: request.method, version: request.version, keepAlive: keepAlive)
+                stream(
+                    response,
+                    produce: produce,
+                    method: request.method,
+                    version: request.version,
+                    keepAlive: keepAlive
+                )
             }
         }
     }

@@ -70,27 +70,9 @@ enum ResponseHead {
         head.append(contentsOf: "\r\n".utf8)
     }
 
-    /// Appends a non-negative integer in decimal.
+    /// Appends an integer in decimal (a small string: no allocation).
     private static func appendDecimal(_ value: Int, to head: inout [UInt8]) {
-        guard value > 0 else {
-            head.append(UInt8(ascii: "0"))
-            return
-        }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) {
-                head.append(buffer[index])
-            }
-        }
+        head.append(contentsOf: String(value).utf8)
     }
 
     private static func isValidValue(_ value: String) -> Bool {

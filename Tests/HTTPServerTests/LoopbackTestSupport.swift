@@ -40,13 +40,15 @@ func makeServer(
     listeners: [ListenAddress] = [.tcp(host: "127.0.0.1", port: 0)],
     limits: HTTPLimits = HTTPLimits(),
     serverHeader: String? = "sqlited-test",
-    handler: any HTTPHandler = EchoHandler()
+    handler: any HTTPHandler = EchoHandler(),
+    eventLoopCount: Int = HTTPServerConfiguration.defaultEventLoopCount
 ) throws -> HTTPServer {
     let configuration = HTTPServerConfiguration(
         listeners: listeners,
         limits: limits,
         shutdownGracePeriod: .seconds(2),
-        serverHeader: serverHeader
+        serverHeader: serverHeader,
+        eventLoopCount: eventLoopCount
     )
     let server = HTTPServer(configuration: configuration, handler: handler, logger: quietLogger)
     try server.start()
