@@ -321,9 +321,10 @@ struct RequestParser {
     }
 
     private func parseVersion(_ bytes: ArraySlice<UInt8>) throws(Rejection) -> HTTPVersion {
-        let text = Array(bytes)
-        guard text.count == 8, text[0..<5].elementsEqual("HTTP/".utf8), text[6] == UInt8(ascii: "."),
-            let major = Self.digit(text[5]), let minor = Self.digit(text[7])
+        let base = bytes.startIndex
+        guard bytes.count == 8, bytes[base..<base + 5].elementsEqual("HTTP/".utf8),
+            bytes[base + 6] == UInt8(ascii: "."),
+            let major = Self.digit(bytes[base + 5]), let minor = Self.digit(bytes[base + 7])
         else {
             throw .badRequest("malformed HTTP version")
         }
@@ -443,6 +444,13 @@ struct RequestParser {
     }
 
     private func parseContentLength(_ values: [String]) throws(Rejection) -> Int {
+        // The common case: one field of a few digits.
+        if values.count == 1, let only = values.first, (1...18).contains(only.utf8.count),
+            only.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(only)
+        {
+            guard length <= activeLimits.maxBodySize else { throw .payloadTooLarge(limit: activeLimits.maxBodySize) }
+            return length
+        }
         var result: Int?
         for value in values {
             for element in value.split(separator: ",", omittingEmptySubsequences: false) {
