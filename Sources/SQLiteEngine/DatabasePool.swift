@@ -7,7 +7,8 @@ import Synchronization
 /// read-only connections (`SQLITE_OPEN_READONLY` plus `PRAGMA query_only=1`), opened lazily up to
 /// ``PoolConfiguration/maximumReaderCount``; each read runs in one deferred transaction, so it sees one consistent
 /// snapshot even while the writer commits. When every reader is busy, a read waits up to
-/// ``PoolConfiguration/readerWaitTimeout`` and then fails with ``DatabaseError/Kind-swift.enum/poolTimeout``.
+/// ``PoolConfiguration/readerWaitTimeout`` and then fails with ``DatabaseError/Kind-swift.enum/poolTimeout``;
+/// ``tryRead(isolation:_:)`` does not wait at all.
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/wal.html>
 public final class DatabasePool: Sendable {
@@ -31,10 +32,27 @@ public final class DatabasePool: Sendable {
         }
     }
 
+    /// How a read delimits the snapshot its statements see.
+    public enum ReadIsolation: Sendable {
+        /// One deferred transaction around the whole read: every statement sees the same snapshot.
+        case snapshot
+        /// No explicit transaction: each statement is its own read transaction, with a snapshot of its own.
+        ///
+        /// For a read that runs a single statement this is equivalent to ``snapshot`` (SQLite starts a read
+        /// transaction when the statement first steps and ends it when the statement is reset: one statement, one
+        /// snapshot), and it saves the `BEGIN` and `COMMIT` round trips. Use ``snapshot`` whenever a read runs
+        /// more than one statement.
+        ///
+        /// Related SQLite documentation: <https://www.sqlite.org/lang_transaction.html>
+        case statement
+    }
+
     private struct State {
         var idleReaders: [ConfinedDatabase] = []
         var openReaders = 0
         var busyReaders = 0
+        /// Blocking reads waiting on `readerFreed`.
+        var waiters = 0
         var isClosed = false
     }
 
@@ -42,8 +60,10 @@ public final class DatabasePool: Sendable {
     public let poolConfiguration: PoolConfiguration
     private let writer: DatabaseQueue
     private let state = Mutex(State())
-    /// Counts free reader slots; a read takes one before it takes or opens a reader.
-    private let readerSlots: DispatchSemaphore
+    /// Signalled when a reader is checked in while blocking reads wait; only waiters touch it, so a checkout that
+    /// finds a reader free costs one lock round trip and nothing more.
+    private let readerFreed = DispatchSemaphore(value: 0)
+    private let maximumReaderCount: Int
     private let readerConfiguration: Configuration
 
     /// Opens the writer (in WAL mode); readers open on first use.
@@ -76,7 +96,7 @@ public final class DatabasePool: Sendable {
             try userPrepare?(database)
         }
         self.readerConfiguration = readerConfiguration
-        self.readerSlots = DispatchSemaphore(value: max(1, configuration.maximumReaderCount))
+        self.maximumReaderCount = max(1, configuration.maximumReaderCount)
     }
 
     /// Interrupts the writer's running statement, from any thread.
@@ -154,10 +174,38 @@ public final class DatabasePool: Sendable {
     ///   ``PoolConfiguration/readerWaitTimeout``; `SQLITE_READONLY` errors for statements that write; whatever
     ///   `body` throws.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try read(isolation: .snapshot, body)
+    }
+
+    /// Runs `body` on a reader connection, in one transaction or one per statement as `isolation` says.
+    ///
+    /// - Throws: as ``read(_:)``.
+    public func read<T>(isolation: ReadIsolation, _ body: (Database) throws -> T) throws -> T {
         let reader = try checkOutReader()
         defer { checkIn(reader) }
-        let db = reader.database
-        try db.beginTransaction(.deferred)
+        return try Self.run(on: reader.database, isolation: isolation, body)
+    }
+
+    /// Runs `body` on a reader connection if one is free now, without waiting; nil when every reader is busy and
+    /// no more may be opened.
+    ///
+    /// Opens a new reader when fewer than ``PoolConfiguration/maximumReaderCount`` are open. Meant for callers that
+    /// must not block (an event loop), which then fall back to ``read(_:)`` elsewhere.
+    ///
+    /// - Throws: ``DatabaseError/Kind-swift.enum/misuse`` when the pool is closed; an error opening the reader;
+    ///   `SQLITE_READONLY` errors for statements that write; whatever `body` throws.
+    public func tryRead<T>(isolation: ReadIsolation = .snapshot, _ body: (Database) throws -> T) throws -> T? {
+        guard let reader = try tryCheckOutReader() else {
+            return nil
+        }
+        defer { checkIn(reader) }
+        return try Self.run(on: reader.database, isolation: isolation, body)
+    }
+
+    private static func run<T>(on db: Database, isolation: ReadIsolation, _ body: (Database) throws -> T) throws -> T {
+        if isolation == .snapshot {
+            try db.beginTransaction(.deferred)
+        }
         let result = try Self.rollingBackOnError(db, body)
         if db.isInTransaction {
             // Ends the read transaction and releases its snapshot; a reader has nothing to commit.
@@ -180,73 +228,149 @@ public final class DatabasePool: Sendable {
         state.withLock { ($0.openReaders, $0.busyReaders) }
     }
 
+    /// How many blocking reads are waiting for a free reader (for tests).
+    var waitingReadCount: Int {
+        state.withLock { $0.waiters }
+    }
+
     /// Closes the writer and the idle readers; busy readers close when their read ends. Later calls fail with
     /// ``DatabaseError/Kind-swift.enum/misuse``.
     public func close() throws {
-        let idle = state.withLock { state in
+        let (idle, waiters) = state.withLock { state in
             state.isClosed = true
             let idle = state.idleReaders
             state.idleReaders = []
             state.openReaders -= idle.count
-            return idle
+            return (idle, state.waiters)
         }
         for reader in idle {
             try? reader.database.close()
         }
+        // Blocked reads fail at once instead of at the end of their wait.
+        for _ in 0..<waiters {
+            readerFreed.signal()
+        }
         try writer.close()
     }
 
-    private func checkOutReader() throws -> ConfinedDatabase {
-        if state.withLock({ $0.isClosed }) {
-            throw DatabaseError.misuse("the database pool is closed")
-        }
-        let (seconds, attoseconds) = poolConfiguration.readerWaitTimeout.components
-        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
-        if readerSlots.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .timedOut {
-            throw DatabaseError(
-                kind: .poolTimeout,
-                extendedResultCode: .SQLITE_BUSY,
-                message: "no database reader became free within \(poolConfiguration.readerWaitTimeout)"
-            )
-        }
-        // Holding a slot guarantees an idle reader or room to open one.
-        let idle: ConfinedDatabase? = state.withLock { state in
-            state.busyReaders += 1
-            if let reader = state.idleReaders.popLast() {
-                return reader
+    /// Takes an idle reader, or the right to open one; nil when neither is available now.
+    private enum Checkout {
+        case idle(ConfinedDatabase)
+        case open
+    }
+
+    /// Reserves a reader under the lock, or registers the caller as a waiter when `wait` is true and none is free.
+    private func reserveReader(registeringWaiter wait: Bool) throws(DatabaseError) -> Checkout? {
+        try state.withLock { state throws(DatabaseError) -> Checkout? in
+            if state.isClosed {
+                throw DatabaseError.misuse("the database pool is closed")
             }
-            state.openReaders += 1
+            if let reader = state.idleReaders.popLast() {
+                state.busyReaders += 1
+                return .idle(reader)
+            }
+            if state.openReaders < maximumReaderCount {
+                state.openReaders += 1
+                state.busyReaders += 1
+                return .open
+            }
+            if wait {
+                state.waiters += 1
+            }
             return nil
         }
-        if let idle {
-            return idle
+    }
+
+    private func tryCheckOutReader() throws -> ConfinedDatabase? {
+        guard let checkout = try reserveReader(registeringWaiter: false) else {
+            return nil
         }
-        do {
-            let database = try Database(path: path, configuration: readerConfiguration)
-            return ConfinedDatabase(database)
-        } catch {
-            state.withLock { state in
-                state.busyReaders -= 1
-                state.openReaders -= 1
+        return try complete(checkout)
+    }
+
+    private func checkOutReader() throws -> ConfinedDatabase {
+        if let checkout = try reserveReader(registeringWaiter: true) {
+            return try complete(checkout)
+        }
+        // Registered as a waiter: every check-in signals once per waiter, and the reader may be taken by someone
+        // else (a tryRead) before this thread wakes, so look again after each wake until the deadline.
+        let (seconds, attoseconds) = poolConfiguration.readerWaitTimeout.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds))
+        while true {
+            let timedOut = readerFreed.wait(timeout: deadline) == .timedOut
+            let checkout = try state.withLock { state throws(DatabaseError) -> Checkout? in
+                if state.isClosed {
+                    state.waiters -= 1
+                    throw DatabaseError.misuse("the database pool is closed")
+                }
+                let checkout: Checkout?
+                if let reader = state.idleReaders.popLast() {
+                    checkout = .idle(reader)
+                } else if state.openReaders < maximumReaderCount {
+                    state.openReaders += 1
+                    checkout = .open
+                } else {
+                    checkout = nil
+                }
+                if checkout != nil {
+                    state.busyReaders += 1
+                    state.waiters -= 1
+                } else if timedOut {
+                    state.waiters -= 1
+                }
+                return checkout
             }
-            readerSlots.signal()
-            throw error
+            if let checkout {
+                return try complete(checkout)
+            }
+            if timedOut {
+                throw DatabaseError(
+                    kind: .poolTimeout,
+                    extendedResultCode: .SQLITE_BUSY,
+                    message: "no database reader became free within \(poolConfiguration.readerWaitTimeout)"
+                )
+            }
+        }
+    }
+
+    /// Opens the reader a checkout reserved room for, or returns the idle one it took.
+    private func complete(_ checkout: Checkout) throws -> ConfinedDatabase {
+        switch checkout {
+        case .idle(let reader):
+            return reader
+        case .open:
+            do {
+                return ConfinedDatabase(try Database(path: path, configuration: readerConfiguration))
+            } catch {
+                let wakeWaiter = state.withLock { state in
+                    state.busyReaders -= 1
+                    state.openReaders -= 1
+                    return state.waiters > 0
+                }
+                if wakeWaiter {
+                    readerFreed.signal()
+                }
+                throw error
+            }
         }
     }
 
     private func checkIn(_ reader: ConfinedDatabase) {
-        let shouldClose = state.withLock { state in
+        let (shouldClose, wakeWaiter) = state.withLock { state in
             state.busyReaders -= 1
             if state.isClosed {
                 state.openReaders -= 1
-                return true
+                return (true, state.waiters > 0)
             }
             state.idleReaders.append(reader)
-            return false
+            return (false, state.waiters > 0)
         }
         if shouldClose {
             try? reader.database.close()
         }
-        readerSlots.signal()
+        if wakeWaiter {
+            readerFreed.signal()
+        }
     }
 }
