@@ -47,23 +47,46 @@ public final class DatabasePool: Sendable {
         case statement
     }
 
-    private struct State {
-        var idleReaders: [ConfinedDatabase] = []
-        var openReaders = 0
-        var busyReaders = 0
-        /// Blocking reads waiting on `readerFreed`.
-        var waiters = 0
-        var isClosed = false
+    /// One reader connection's place in the pool; its `state` says who may touch `reader`.
+    ///
+    /// The readers are checked out and in with one compare-and-swap on their slot, not under a shared lock: with
+    /// every request taking a reader, the pool's lock was the most contended one in the process (on Linux a
+    /// `Synchronization.Mutex` is a priority-inheritance futex that hands the lock to a sleeping waiter, so threads
+    /// queued behind it even when it was free).
+    ///
+    /// `@unchecked Sendable`: `reader` is written only by the thread that moved `state` to ``busy`` (checking
+    /// out, opening) or to ``closed`` from ``idle`` (closing), and published with the releasing store that ends
+    /// that ownership; a thread reads it only after taking ownership with an acquiring compare-and-swap.
+    final class ReaderSlot: @unchecked Sendable {
+        /// Never opened, or its open failed: the first to claim it opens a connection.
+        static let empty = 0
+        /// Open and free.
+        static let idle = 1
+        /// Checked out (or being opened) by one read.
+        static let busy = 2
+        /// Closed with the pool.
+        static let closed = 3
+
+        let state = Atomic<Int>(ReaderSlot.empty)
+        var reader: ConfinedDatabase?
+
+        /// Moves `state` from `expected` to `desired`; true when this thread did it.
+        func claim(_ expected: Int, _ desired: Int) -> Bool {
+            state.compareExchange(expected: expected, desired: desired, ordering: .sequentiallyConsistent).exchanged
+        }
     }
 
     public let path: String
     public let poolConfiguration: PoolConfiguration
     private let writer: DatabaseQueue
-    private let state = Mutex(State())
+    /// One slot per reader the pool may open.
+    private let slots: [ReaderSlot]
+    private let isClosed = Atomic<Bool>(false)
+    /// Blocking reads waiting on `readerFreed`.
+    private let waiters = Atomic<Int>(0)
     /// Signalled when a reader is checked in while blocking reads wait; only waiters touch it, so a checkout that
-    /// finds a reader free costs one lock round trip and nothing more.
+    /// finds a reader free costs one compare-and-swap and nothing more.
     private let readerFreed = DispatchSemaphore(value: 0)
-    private let maximumReaderCount: Int
     private let readerConfiguration: Configuration
 
     /// Opens the writer (in WAL mode); readers open on first use.
@@ -96,7 +119,7 @@ public final class DatabasePool: Sendable {
             try userPrepare?(database)
         }
         self.readerConfiguration = readerConfiguration
-        self.maximumReaderCount = max(1, configuration.maximumReaderCount)
+        self.slots = (0..<max(1, configuration.maximumReaderCount)).map { _ in ReaderSlot() }
     }
 
     /// Interrupts the writer's running statement, from any thread.
@@ -181,9 +204,9 @@ public final class DatabasePool: Sendable {
     ///
     /// - Throws: as ``read(_:)``.
     public func read<T>(isolation: ReadIsolation, _ body: (Database) throws -> T) throws -> T {
-        let reader = try checkOutReader()
-        defer { checkIn(reader) }
-        return try Self.run(on: reader.database, isolation: isolation, body)
+        let slot = try checkOutReader()
+        defer { checkIn(slot) }
+        return try Self.run(on: slot.database, isolation: isolation, body)
     }
 
     /// Runs `body` on a reader connection if one is free now, without waiting; nil when every reader is busy and
@@ -195,11 +218,11 @@ public final class DatabasePool: Sendable {
     /// - Throws: ``DatabaseError/Kind-swift.enum/misuse`` when the pool is closed; an error opening the reader;
     ///   `SQLITE_READONLY` errors for statements that write; whatever `body` throws.
     public func tryRead<T>(isolation: ReadIsolation = .snapshot, _ body: (Database) throws -> T) throws -> T? {
-        guard let reader = try tryCheckOutReader() else {
+        guard let slot = try tryCheckOutReader() else {
             return nil
         }
-        defer { checkIn(reader) }
-        return try Self.run(on: reader.database, isolation: isolation, body)
+        defer { checkIn(slot) }
+        return try Self.run(on: slot.database, isolation: isolation, body)
     }
 
     private static func run<T>(on db: Database, isolation: ReadIsolation, _ body: (Database) throws -> T) throws -> T {
@@ -224,107 +247,85 @@ public final class DatabasePool: Sendable {
     }
 
     /// Reader connections open, and how many of them are running a read.
+    ///
+    /// A reader being opened counts as open and busy. The figures are read slot by slot, not as one snapshot.
     public var statistics: (openReaders: Int, busyReaders: Int) {
-        state.withLock { ($0.openReaders, $0.busyReaders) }
+        var open = 0
+        var busy = 0
+        for slot in slots {
+            switch slot.state.load(ordering: .relaxed) {
+            case ReaderSlot.idle: open += 1
+            case ReaderSlot.busy:
+                open += 1
+                busy += 1
+            default: break
+            }
+        }
+        return (open, busy)
     }
 
     /// How many blocking reads are waiting for a free reader (for tests).
     var waitingReadCount: Int {
-        state.withLock { $0.waiters }
+        waiters.load(ordering: .sequentiallyConsistent)
     }
 
     /// Closes the writer and the idle readers; busy readers close when their read ends. Later calls fail with
     /// ``DatabaseError/Kind-swift.enum/misuse``.
     public func close() throws {
-        let (idle, waiters) = state.withLock { state in
-            state.isClosed = true
-            let idle = state.idleReaders
-            state.idleReaders = []
-            state.openReaders -= idle.count
-            return (idle, state.waiters)
-        }
-        for reader in idle {
-            try? reader.database.close()
+        isClosed.store(true, ordering: .sequentiallyConsistent)
+        for slot in slots where slot.claim(ReaderSlot.idle, ReaderSlot.closed) {
+            try? slot.reader?.database.close()
+            slot.reader = nil
         }
         // Blocked reads fail at once instead of at the end of their wait.
-        for _ in 0..<waiters {
+        for _ in 0..<max(0, waiters.load(ordering: .sequentiallyConsistent)) {
             readerFreed.signal()
         }
         try writer.close()
     }
 
-    /// Takes an idle reader, or the right to open one; nil when neither is available now.
-    private enum Checkout {
-        case idle(ConfinedDatabase)
-        case open
+    /// Checks out an idle reader, or opens one in a slot never used; nil when every slot is busy.
+    private func tryCheckOutReader() throws -> ReaderSlot? {
+        if isClosed.load(ordering: .sequentiallyConsistent) {
+            throw DatabaseError.misuse("the database pool is closed")
+        }
+        // Lower slots first: the readers in use stay few and their statement caches warm.
+        for slot in slots where slot.claim(ReaderSlot.idle, ReaderSlot.busy) {
+            return slot
+        }
+        for slot in slots where slot.claim(ReaderSlot.empty, ReaderSlot.busy) {
+            do {
+                slot.reader = ConfinedDatabase(try Database(path: path, configuration: readerConfiguration))
+            } catch {
+                slot.state.store(ReaderSlot.empty, ordering: .sequentiallyConsistent)
+                wakeWaiter()
+                throw error
+            }
+            return slot
+        }
+        return nil
     }
 
-    /// Reserves a reader under the lock, or registers the caller as a waiter when `wait` is true and none is free.
-    private func reserveReader(registeringWaiter wait: Bool) throws(DatabaseError) -> Checkout? {
-        try state.withLock { state throws(DatabaseError) -> Checkout? in
-            if state.isClosed {
-                throw DatabaseError.misuse("the database pool is closed")
-            }
-            if let reader = state.idleReaders.popLast() {
-                state.busyReaders += 1
-                return .idle(reader)
-            }
-            if state.openReaders < maximumReaderCount {
-                state.openReaders += 1
-                state.busyReaders += 1
-                return .open
-            }
-            if wait {
-                state.waiters += 1
-            }
-            return nil
+    private func checkOutReader() throws -> ReaderSlot {
+        if let slot = try tryCheckOutReader() {
+            return slot
         }
-    }
-
-    private func tryCheckOutReader() throws -> ConfinedDatabase? {
-        guard let checkout = try reserveReader(registeringWaiter: false) else {
-            return nil
-        }
-        return try complete(checkout)
-    }
-
-    private func checkOutReader() throws -> ConfinedDatabase {
-        if let checkout = try reserveReader(registeringWaiter: true) {
-            return try complete(checkout)
-        }
-        // Registered as a waiter: every check-in signals once per waiter, and the reader may be taken by someone
-        // else (a tryRead) before this thread wakes, so look again after each wake until the deadline.
+        // Registered before looking again, so that a check-in either is seen by that look or sees the waiter and
+        // signals (both sides use sequentially consistent operations). A signal may be for another waiter, or the
+        // reader taken by a tryRead first: look again after every wake until the deadline.
+        waiters.add(1, ordering: .sequentiallyConsistent)
+        defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
         let (seconds, attoseconds) = poolConfiguration.readerWaitTimeout.components
         let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
         let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds))
         while true {
-            let timedOut = readerFreed.wait(timeout: deadline) == .timedOut
-            let checkout = try state.withLock { state throws(DatabaseError) -> Checkout? in
-                if state.isClosed {
-                    state.waiters -= 1
-                    throw DatabaseError.misuse("the database pool is closed")
-                }
-                let checkout: Checkout?
-                if let reader = state.idleReaders.popLast() {
-                    checkout = .idle(reader)
-                } else if state.openReaders < maximumReaderCount {
-                    state.openReaders += 1
-                    checkout = .open
-                } else {
-                    checkout = nil
-                }
-                if checkout != nil {
-                    state.busyReaders += 1
-                    state.waiters -= 1
-                } else if timedOut {
-                    state.waiters -= 1
-                }
-                return checkout
+            if let slot = try tryCheckOutReader() {
+                return slot
             }
-            if let checkout {
-                return try complete(checkout)
-            }
-            if timedOut {
+            if readerFreed.wait(timeout: deadline) == .timedOut {
+                if let slot = try tryCheckOutReader() {
+                    return slot
+                }
                 throw DatabaseError(
                     kind: .poolTimeout,
                     extendedResultCode: .SQLITE_BUSY,
@@ -334,43 +335,26 @@ public final class DatabasePool: Sendable {
         }
     }
 
-    /// Opens the reader a checkout reserved room for, or returns the idle one it took.
-    private func complete(_ checkout: Checkout) throws -> ConfinedDatabase {
-        switch checkout {
-        case .idle(let reader):
-            return reader
-        case .open:
-            do {
-                return ConfinedDatabase(try Database(path: path, configuration: readerConfiguration))
-            } catch {
-                let wakeWaiter = state.withLock { state in
-                    state.busyReaders -= 1
-                    state.openReaders -= 1
-                    return state.waiters > 0
-                }
-                if wakeWaiter {
-                    readerFreed.signal()
-                }
-                throw error
-            }
+    private func checkIn(_ slot: ReaderSlot) {
+        slot.state.store(ReaderSlot.idle, ordering: .sequentiallyConsistent)
+        // A reader checked in after close() looked at its slot is closed here (whichever of the two claims it).
+        if isClosed.load(ordering: .sequentiallyConsistent), slot.claim(ReaderSlot.idle, ReaderSlot.closed) {
+            try? slot.reader?.database.close()
+            slot.reader = nil
         }
+        wakeWaiter()
     }
 
-    private func checkIn(_ reader: ConfinedDatabase) {
-        let (shouldClose, wakeWaiter) = state.withLock { state in
-            state.busyReaders -= 1
-            if state.isClosed {
-                state.openReaders -= 1
-                return (true, state.waiters > 0)
-            }
-            state.idleReaders.append(reader)
-            return (false, state.waiters > 0)
-        }
-        if shouldClose {
-            try? reader.database.close()
-        }
-        if wakeWaiter {
+    private func wakeWaiter() {
+        if waiters.load(ordering: .sequentiallyConsistent) > 0 {
             readerFreed.signal()
         }
+    }
+}
+
+extension DatabasePool.ReaderSlot {
+    /// The checked-out connection; only valid while this thread holds the slot busy.
+    var database: Database {
+        reader!.database
     }
 }
