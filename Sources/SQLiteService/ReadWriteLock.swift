@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A value read far more often than it is replaced, behind a `pthread_rwlock_t`.
+/// A value read far more often than it is changed, behind a `pthread_rwlock_t`.
 ///
 /// Readers share the lock and never wait for each other, only for a writer in the middle of a replacement (a few
 /// instructions). `Synchronization.Mutex` would serialize the readers too, and on Linux it is a priority-inheritance
@@ -33,15 +33,25 @@ final class ReadWriteLock<Value: Sendable>: @unchecked Sendable {
 
     /// A copy of the value (for a class, the reference), taken under the read lock.
     func read() -> Value {
+        withReadLock { $0 }
+    }
+
+    /// Runs `body` on the value under the read lock (without copying it first).
+    func withReadLock<Result>(_ body: (Value) -> Result) -> Result {
         pthread_rwlock_rdlock(lock)
         defer { pthread_rwlock_unlock(lock) }
-        return value
+        return body(value)
     }
 
     /// Replaces the value with what `body` makes of it, under the write lock.
     func update(_ body: (Value) -> Value) {
+        withWriteLock { $0 = body($0) }
+    }
+
+    /// Runs `body` with the value under the write lock, for changes in place.
+    func withWriteLock<Result>(_ body: (inout Value) -> Result) -> Result {
         pthread_rwlock_wrlock(lock)
         defer { pthread_rwlock_unlock(lock) }
-        value = body(value)
+        return body(&value)
     }
 }
