@@ -124,8 +124,11 @@ extension SQLiteService {
                 try db.withRequestDeadline(budgetDeadline) { () throws(APIError) in
                     try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)
                 }
-            } catch where Self.isBudgetTimeout(error, requestDeadline: requestDeadline) {
-                return nil
+            } catch {
+                if Self.isBudgetTimeout(error, requestDeadline: requestDeadline) {
+                    return nil
+                }
+                throw error
             }
             return writer.bytes
         }
@@ -150,8 +153,11 @@ extension SQLiteService {
                 return try db.withRequestDeadline(.now + Self.eventLoopBudget) { () throws(APIError) in
                     try body(db)
                 }
-            } catch where error.code == APIError.timeout().code {
-                return nil
+            } catch {
+                if error.code == APIError.timeout().code {
+                    return nil
+                }
+                throw error
             }
         }
         return output.map { Self.jsonResponse($0) }

@@ -6,7 +6,8 @@ extension SQLiteService {
     ///
     /// On any failure, including `COMMIT` itself, everything is rolled back and
     /// the body is only the error, with `"rolled_back": true`.
-    func transaction(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
+    func transaction(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse
+    {
         let request = try RequestDecoder().decodeTransaction(body)
         guard request.statements.count <= limits.maxStatements else {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")

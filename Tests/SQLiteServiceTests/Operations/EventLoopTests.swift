@@ -35,7 +35,11 @@ import Testing
         readers: Int = 2,
         readerWaitTimeout: Duration = .seconds(5)
     ) throws -> ServiceFixture {
-        let fixture = try ServiceFixture(withMetrics: withMetrics, readers: readers, readerWaitTimeout: readerWaitTimeout)
+        let fixture = try ServiceFixture(
+            withMetrics: withMetrics,
+            readers: readers,
+            readerWaitTimeout: readerWaitTimeout
+        )
         try fixture.pool.write { db in
             try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, v)")
             try db.execute(
