@@ -7,7 +7,8 @@ import Synchronization
 /// read-only connections (`SQLITE_OPEN_READONLY` plus `PRAGMA query_only=1`), opened lazily up to
 /// ``PoolConfiguration/maximumReaderCount``; each read runs in one deferred transaction, so it sees one consistent
 /// snapshot even while the writer commits. When every reader is busy, a read waits up to
-/// ``PoolConfiguration/readerWaitTimeout`` and then fails with ``DatabaseError/Kind-swift.enum/poolTimeout``.
+/// ``PoolConfiguration/readerWaitTimeout`` and then fails with ``DatabaseError/Kind-swift.enum/poolTimeout``;
+/// ``tryRead(isolation:_:)`` does not wait at all.
 ///
 /// Related SQLite documentation: <https://www.sqlite.org/wal.html>
 public final class DatabasePool: Sendable {
@@ -31,19 +32,61 @@ public final class DatabasePool: Sendable {
         }
     }
 
-    private struct State {
-        var idleReaders: [ConfinedDatabase] = []
-        var openReaders = 0
-        var busyReaders = 0
-        var isClosed = false
+    /// How a read delimits the snapshot its statements see.
+    public enum ReadIsolation: Sendable {
+        /// One deferred transaction around the whole read: every statement sees the same snapshot.
+        case snapshot
+        /// No explicit transaction: each statement is its own read transaction, with a snapshot of its own.
+        ///
+        /// For a read that runs a single statement this is equivalent to ``snapshot`` (SQLite starts a read
+        /// transaction when the statement first steps and ends it when the statement is reset: one statement, one
+        /// snapshot), and it saves the `BEGIN` and `COMMIT` round trips. Use ``snapshot`` whenever a read runs
+        /// more than one statement.
+        ///
+        /// Related SQLite documentation: <https://www.sqlite.org/lang_transaction.html>
+        case statement
+    }
+
+    /// One reader connection's place in the pool; its `state` says who may touch `reader`.
+    ///
+    /// The readers are checked out and in with one compare-and-swap on their slot, not under a shared lock: with
+    /// every request taking a reader, the pool's lock was the most contended one in the process (on Linux a
+    /// `Synchronization.Mutex` is a priority-inheritance futex that hands the lock to a sleeping waiter, so threads
+    /// queued behind it even when it was free).
+    ///
+    /// `@unchecked Sendable`: `reader` is written only by the thread that moved `state` to ``busy`` (checking
+    /// out, opening) or to ``closed`` from ``idle`` (closing), and published with the releasing store that ends
+    /// that ownership; a thread reads it only after taking ownership with an acquiring compare-and-swap.
+    final class ReaderSlot: @unchecked Sendable {
+        /// Never opened, or its open failed: the first to claim it opens a connection.
+        static let empty = 0
+        /// Open and free.
+        static let idle = 1
+        /// Checked out (or being opened) by one read.
+        static let busy = 2
+        /// Closed with the pool.
+        static let closed = 3
+
+        let state = Atomic<Int>(ReaderSlot.empty)
+        var reader: ConfinedDatabase?
+
+        /// Moves `state` from `expected` to `desired`; true when this thread did it.
+        func claim(_ expected: Int, _ desired: Int) -> Bool {
+            state.compareExchange(expected: expected, desired: desired, ordering: .sequentiallyConsistent).exchanged
+        }
     }
 
     public let path: String
     public let poolConfiguration: PoolConfiguration
     private let writer: DatabaseQueue
-    private let state = Mutex(State())
-    /// Counts free reader slots; a read takes one before it takes or opens a reader.
-    private let readerSlots: DispatchSemaphore
+    /// One slot per reader the pool may open.
+    private let slots: [ReaderSlot]
+    private let isClosed = Atomic<Bool>(false)
+    /// Blocking reads waiting on `readerFreed`.
+    private let waiters = Atomic<Int>(0)
+    /// Signalled when a reader is checked in while blocking reads wait; only waiters touch it, so a checkout that
+    /// finds a reader free costs one compare-and-swap and nothing more.
+    private let readerFreed = DispatchSemaphore(value: 0)
     private let readerConfiguration: Configuration
 
     /// Opens the writer (in WAL mode); readers open on first use.
@@ -76,7 +119,7 @@ public final class DatabasePool: Sendable {
             try userPrepare?(database)
         }
         self.readerConfiguration = readerConfiguration
-        self.readerSlots = DispatchSemaphore(value: max(1, configuration.maximumReaderCount))
+        self.slots = (0..<max(1, configuration.maximumReaderCount)).map { _ in ReaderSlot() }
     }
 
     /// Interrupts the writer's running statement, from any thread.
@@ -154,10 +197,38 @@ public final class DatabasePool: Sendable {
     ///   ``PoolConfiguration/readerWaitTimeout``; `SQLITE_READONLY` errors for statements that write; whatever
     ///   `body` throws.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        let reader = try checkOutReader()
-        defer { checkIn(reader) }
-        let db = reader.database
-        try db.beginTransaction(.deferred)
+        try read(isolation: .snapshot, body)
+    }
+
+    /// Runs `body` on a reader connection, in one transaction or one per statement as `isolation` says.
+    ///
+    /// - Throws: as ``read(_:)``.
+    public func read<T>(isolation: ReadIsolation, _ body: (Database) throws -> T) throws -> T {
+        let slot = try checkOutReader()
+        defer { checkIn(slot) }
+        return try Self.run(on: slot.database, isolation: isolation, body)
+    }
+
+    /// Runs `body` on a reader connection if one is free now, without waiting; nil when every reader is busy and
+    /// no more may be opened.
+    ///
+    /// Opens a new reader when fewer than ``PoolConfiguration/maximumReaderCount`` are open. Meant for callers that
+    /// must not block (an event loop), which then fall back to ``read(_:)`` elsewhere.
+    ///
+    /// - Throws: ``DatabaseError/Kind-swift.enum/misuse`` when the pool is closed; an error opening the reader;
+    ///   `SQLITE_READONLY` errors for statements that write; whatever `body` throws.
+    public func tryRead<T>(isolation: ReadIsolation = .snapshot, _ body: (Database) throws -> T) throws -> T? {
+        guard let slot = try tryCheckOutReader() else {
+            return nil
+        }
+        defer { checkIn(slot) }
+        return try Self.run(on: slot.database, isolation: isolation, body)
+    }
+
+    private static func run<T>(on db: Database, isolation: ReadIsolation, _ body: (Database) throws -> T) throws -> T {
+        if isolation == .snapshot {
+            try db.beginTransaction(.deferred)
+        }
         let result = try Self.rollingBackOnError(db, body)
         if db.isInTransaction {
             // Ends the read transaction and releases its snapshot; a reader has nothing to commit.
@@ -176,77 +247,114 @@ public final class DatabasePool: Sendable {
     }
 
     /// Reader connections open, and how many of them are running a read.
+    ///
+    /// A reader being opened counts as open and busy. The figures are read slot by slot, not as one snapshot.
     public var statistics: (openReaders: Int, busyReaders: Int) {
-        state.withLock { ($0.openReaders, $0.busyReaders) }
+        var open = 0
+        var busy = 0
+        for slot in slots {
+            switch slot.state.load(ordering: .relaxed) {
+            case ReaderSlot.idle: open += 1
+            case ReaderSlot.busy:
+                open += 1
+                busy += 1
+            default: break
+            }
+        }
+        return (open, busy)
+    }
+
+    /// How many blocking reads are waiting for a free reader (for tests).
+    var waitingReadCount: Int {
+        waiters.load(ordering: .sequentiallyConsistent)
     }
 
     /// Closes the writer and the idle readers; busy readers close when their read ends. Later calls fail with
     /// ``DatabaseError/Kind-swift.enum/misuse``.
     public func close() throws {
-        let idle = state.withLock { state in
-            state.isClosed = true
-            let idle = state.idleReaders
-            state.idleReaders = []
-            state.openReaders -= idle.count
-            return idle
+        isClosed.store(true, ordering: .sequentiallyConsistent)
+        for slot in slots where slot.claim(ReaderSlot.idle, ReaderSlot.closed) {
+            try? slot.reader?.database.close()
+            slot.reader = nil
         }
-        for reader in idle {
-            try? reader.database.close()
+        // Blocked reads fail at once instead of at the end of their wait.
+        for _ in 0..<max(0, waiters.load(ordering: .sequentiallyConsistent)) {
+            readerFreed.signal()
         }
         try writer.close()
     }
 
-    private func checkOutReader() throws -> ConfinedDatabase {
-        if state.withLock({ $0.isClosed }) {
+    /// Checks out an idle reader, or opens one in a slot never used; nil when every slot is busy.
+    private func tryCheckOutReader() throws -> ReaderSlot? {
+        if isClosed.load(ordering: .sequentiallyConsistent) {
             throw DatabaseError.misuse("the database pool is closed")
         }
+        // Lower slots first: the readers in use stay few and their statement caches warm.
+        for slot in slots where slot.claim(ReaderSlot.idle, ReaderSlot.busy) {
+            return slot
+        }
+        for slot in slots where slot.claim(ReaderSlot.empty, ReaderSlot.busy) {
+            do {
+                slot.reader = ConfinedDatabase(try Database(path: path, configuration: readerConfiguration))
+            } catch {
+                slot.state.store(ReaderSlot.empty, ordering: .sequentiallyConsistent)
+                wakeWaiter()
+                throw error
+            }
+            return slot
+        }
+        return nil
+    }
+
+    private func checkOutReader() throws -> ReaderSlot {
+        if let slot = try tryCheckOutReader() {
+            return slot
+        }
+        // Registered before looking again, so that a check-in either is seen by that look or sees the waiter and
+        // signals (both sides use sequentially consistent operations). A signal may be for another waiter, or the
+        // reader taken by a tryRead first: look again after every wake until the deadline.
+        waiters.add(1, ordering: .sequentiallyConsistent)
+        defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
         let (seconds, attoseconds) = poolConfiguration.readerWaitTimeout.components
         let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
-        if readerSlots.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .timedOut {
-            throw DatabaseError(
-                kind: .poolTimeout,
-                extendedResultCode: .SQLITE_BUSY,
-                message: "no database reader became free within \(poolConfiguration.readerWaitTimeout)"
-            )
-        }
-        // Holding a slot guarantees an idle reader or room to open one.
-        let idle: ConfinedDatabase? = state.withLock { state in
-            state.busyReaders += 1
-            if let reader = state.idleReaders.popLast() {
-                return reader
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds))
+        while true {
+            if let slot = try tryCheckOutReader() {
+                return slot
             }
-            state.openReaders += 1
-            return nil
-        }
-        if let idle {
-            return idle
-        }
-        do {
-            let database = try Database(path: path, configuration: readerConfiguration)
-            return ConfinedDatabase(database)
-        } catch {
-            state.withLock { state in
-                state.busyReaders -= 1
-                state.openReaders -= 1
+            if readerFreed.wait(timeout: deadline) == .timedOut {
+                if let slot = try tryCheckOutReader() {
+                    return slot
+                }
+                throw DatabaseError(
+                    kind: .poolTimeout,
+                    extendedResultCode: .SQLITE_BUSY,
+                    message: "no database reader became free within \(poolConfiguration.readerWaitTimeout)"
+                )
             }
-            readerSlots.signal()
-            throw error
         }
     }
 
-    private func checkIn(_ reader: ConfinedDatabase) {
-        let shouldClose = state.withLock { state in
-            state.busyReaders -= 1
-            if state.isClosed {
-                state.openReaders -= 1
-                return true
-            }
-            state.idleReaders.append(reader)
-            return false
+    private func checkIn(_ slot: ReaderSlot) {
+        slot.state.store(ReaderSlot.idle, ordering: .sequentiallyConsistent)
+        // A reader checked in after close() looked at its slot is closed here (whichever of the two claims it).
+        if isClosed.load(ordering: .sequentiallyConsistent), slot.claim(ReaderSlot.idle, ReaderSlot.closed) {
+            try? slot.reader?.database.close()
+            slot.reader = nil
         }
-        if shouldClose {
-            try? reader.database.close()
+        wakeWaiter()
+    }
+
+    private func wakeWaiter() {
+        if waiters.load(ordering: .sequentiallyConsistent) > 0 {
+            readerFreed.signal()
         }
-        readerSlots.signal()
+    }
+}
+
+extension DatabasePool.ReaderSlot {
+    /// The checked-out connection; only valid while this thread holds the slot busy.
+    var database: Database {
+        reader!.database
     }
 }

@@ -13,12 +13,10 @@ public final class SQLiteService: HTTPHandler {
     public let version: String
     let pool: DatabasePool
     let logger: Logger
-    private let state: Mutex<(limits: ServiceLimits, available: Bool)>
-    private let operationalOptions: Mutex<ServiceOptions>
+    /// Limits, options, tokens and availability, read once per request (see ``settings``).
+    private let currentSettings: ReadWriteLock<ServiceSettings>
     /// Held while a `POST /backup` runs, so that backups run one at a time.
     let backupSerializer = Mutex<Void>(())
-    /// The accepted bearer tokens; nil when authentication is off (see ``setTokens(_:)``).
-    let tokens = Mutex<TokenStore?>(nil)
 
     /// Creates the service.
     ///
@@ -38,30 +36,39 @@ public final class SQLiteService: HTTPHandler {
         self.pool = pool
         self.version = version
         self.logger = logger
-        self.state = Mutex((limits, false))
-        self.operationalOptions = Mutex(options)
+        self.currentSettings = ReadWriteLock(
+            ServiceSettings(limits: limits, options: options, tokens: nil, isAvailable: false)
+        )
+    }
+
+    /// The settings in force: a request reads them once and keeps the snapshot to its end.
+    var settings: ServiceSettings { currentSettings.read() }
+
+    /// Replaces some settings; requests that start afterwards see the new snapshot.
+    func updateSettings(_ body: (ServiceSettings) -> ServiceSettings) {
+        currentSettings.update(body)
     }
 
     /// The limits in force.
-    public var limits: ServiceLimits { state.withLock { $0.limits } }
+    public var limits: ServiceLimits { settings.limits }
 
     /// Replaces the limits; requests that start afterwards use the new ones.
     public func setLimits(_ limits: ServiceLimits) {
-        state.withLock { $0.limits = limits }
+        updateSettings { $0.with(limits: limits) }
     }
 
     /// The operational options in force.
-    public var options: ServiceOptions { operationalOptions.withLock { $0 } }
+    public var options: ServiceOptions { settings.options }
 
     /// Replaces the operational options (a reload); requests that start afterwards use the new ones.
     public func setOptions(_ options: ServiceOptions) {
-        operationalOptions.withLock { $0 = options }
+        updateSettings { $0.with(options: options) }
     }
 
     /// Whether `/health` reports ok; false while starting and shutting down.
     public var isAvailable: Bool {
-        get { state.withLock { $0.available } }
-        set { state.withLock { $0.available = newValue } }
+        get { settings.isAvailable }
+        set { updateSettings { $0.with(isAvailable: newValue) } }
     }
 
     /// Applies the service's SQL policy and limits to a new connection.
@@ -95,24 +102,26 @@ public final class SQLiteService: HTTPHandler {
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = ContinuousClock.now
-        let handled = respond(to: request)
+        let settings = self.settings
+        let handled = respond(to: request, settings: settings)
         observe(
             request,
             response: handled.response,
             errorCode: handled.errorCode,
             tokenName: handled.tokenName,
-            duration: ContinuousClock.now - started
+            duration: ContinuousClock.now - started,
+            options: settings.options
         )
         return handled.response
     }
 
     /// Authenticates, routes and answers `request`; the result also names the token that was used, for the request
     /// log line (a per-request value, so it travels with the response rather than in shared state).
-    func respond(to request: HTTPRequest) -> ServiceResponse {
+    func respond(to request: HTTPRequest, settings: ServiceSettings) -> ServiceResponse {
         var tokenName: String?
         do {
-            tokenName = try authenticate(request)
-            return ServiceResponse(response: try route(request), tokenName: tokenName)
+            tokenName = try authenticate(request, tokens: settings.tokens)
+            return ServiceResponse(response: try route(request, settings: settings), tokenName: tokenName)
         } catch {
             if error.status >= 500 {
                 logger.error(
@@ -124,41 +133,52 @@ public final class SQLiteService: HTTPHandler {
         }
     }
 
-    private func route(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    private func route(_ request: HTTPRequest, settings: ServiceSettings) throws(APIError) -> HTTPResponse {
         let path = request.path
+        let metrics = settings.options.metrics
         switch path {
         case "/query", "/update", "/batch", "/transaction":
-            guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
-            try JSONContentType.check(request.headers["content-type"])
-            let limits = self.limits
+            try Self.requirePostWithJSON(request)
+            let limits = settings.limits
             switch path {
-            case "/query": return try query(request.body, limits: limits)
-            case "/update": return try update(request.body, limits: limits)
-            case "/batch": return try batch(request.body, limits: limits)
-            default: return try transaction(request.body, limits: limits)
+            case "/query": return try query(request.body, limits: limits, metrics: metrics)
+            case "/update": return try update(request.body, limits: limits, metrics: metrics)
+            case "/batch": return try batch(request.body, limits: limits, metrics: metrics)
+            default: return try transaction(request.body, limits: limits, metrics: metrics)
             }
         case "/health":
             try Self.requireGet(request)
-            return health()
+            return health(isAvailable: settings.isAvailable)
         case "/schema":
             try Self.requireGet(request)
-            return try schema()
+            return try schema(metrics: metrics)
         case "/metrics":
             try Self.requireGet(request)
-            return try metricsResponse()
+            return try metricsResponse(metrics)
         case "/backup":
             guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
-            return try backupResponse(request)
+            return try backupResponse(request, options: settings.options)
         default:
             if path.hasPrefix("/schema/") {
                 try Self.requireGet(request)
-                return try tableSchema(String(path.dropFirst("/schema/".count)))
+                return try tableSchema(String(path.dropFirst("/schema/".count)), metrics: metrics)
             }
-            throw .notFound("no endpoint at \(request.method) \(Self.printable(path))")
+            throw Self.noEndpoint(request)
         }
     }
 
-    private static func requireGet(_ request: HTTPRequest) throws(APIError) {
+    /// 404 for a path no endpoint serves.
+    static func noEndpoint(_ request: HTTPRequest) -> APIError {
+        .notFound("no endpoint at \(request.method) \(printable(request.path))")
+    }
+
+    /// The checks every JSON `POST` endpoint makes before it reads the body: the method, then the content type.
+    static func requirePostWithJSON(_ request: HTTPRequest) throws(APIError) {
+        guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
+        try JSONContentType.check(request.headers["content-type"])
+    }
+
+    static func requireGet(_ request: HTTPRequest) throws(APIError) {
         guard request.method == "GET" || request.method == "HEAD" else {
             throw .methodNotAllowed(allow: ["GET", "HEAD"])
         }

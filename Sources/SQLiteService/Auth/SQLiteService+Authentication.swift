@@ -8,12 +8,12 @@ extension SQLiteService {
     /// run, for instance on `SIGHUP`.
     public func setTokens(_ store: TokenStore?) {
         let active = store.flatMap { $0.isEmpty ? nil : $0 }
-        tokens.withLock { $0 = active }
+        updateSettings { $0.with(tokens: .some(active)) }
     }
 
     /// Whether requests must carry a bearer token.
     public var requiresAuthentication: Bool {
-        tokens.withLock { $0 != nil }
+        settings.tokens != nil
     }
 
     /// The role an endpoint requires, or nil for an endpoint open to everyone (`/health`).
@@ -36,7 +36,7 @@ extension SQLiteService {
     ///   query strings end up in proxy and access logs and browser history, RFC 6750 §5.3); 401 `UNAUTHORIZED` with
     ///   `WWW-Authenticate: Bearer` for a missing, malformed or unknown token (RFC 6750 §3); 403 `FORBIDDEN` when
     ///   the token's role lacks the endpoint's permission.
-    func authenticate(_ request: HTTPRequest) throws(APIError) -> String? {
+    func authenticate(_ request: HTTPRequest, tokens: TokenStore?) throws(APIError) -> String? {
         if let name = request.query.first(where: { Self.looksLikeCredential($0.name) })?.name {
             throw .invalidRequest(
                 "credentials are not accepted in the query string (query parameter \"\(String(name.prefix(32)))\"); "
@@ -44,7 +44,7 @@ extension SQLiteService {
             )
         }
         guard let required = Self.requiredRole(forPath: request.path) else { return nil }
-        guard let store = tokens.withLock({ $0 }) else { return nil }
+        guard let store = tokens else { return nil }
 
         let fields = request.headers.values(for: "Authorization")
         guard !fields.isEmpty else { throw .unauthorized("a bearer token is required (Authorization: Bearer TOKEN)") }

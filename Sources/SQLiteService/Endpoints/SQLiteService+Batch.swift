@@ -4,7 +4,7 @@ import SQLiteEngine
 extension SQLiteService {
     /// `POST /batch`: statements in order on the writer, each committing on its
     /// own, with no other request's statement in between.
-    func batch(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
+    func batch(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
         let request = try RequestDecoder().decodeBatch(body)
         if case .statements(let statements) = request.body, statements.count > limits.maxStatements {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
@@ -15,7 +15,7 @@ extension SQLiteService {
             allowsSavepoints: false,
             requiresReadOnly: false
         )
-        let output = try onWriter { db throws(APIError) -> BatchRun in
+        let output = try onWriter(metrics: metrics) { db throws(APIError) -> BatchRun in
             var run = BatchRun(continueOnError: request.continueOnError)
             do throws(APIError) {
                 try db.withRequestDeadline(context.deadline) { () throws(APIError) in

@@ -3,7 +3,7 @@ import SQLiteEngine
 
 extension SQLiteService {
     /// `GET /health`: ok with versions, or 503 while starting or stopping.
-    func health() -> HTTPResponse {
+    func health(isAvailable: Bool) -> HTTPResponse {
         guard isAvailable else {
             var writer = JSONWriter()
             writer.beginObject()

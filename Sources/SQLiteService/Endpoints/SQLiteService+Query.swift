@@ -3,7 +3,7 @@ import SQLiteEngine
 
 extension SQLiteService {
     /// `POST /query`: one read-only statement on a reader connection.
-    func query(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
+    func query(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
         let request = try RequestDecoder().decodeQuery(body)
         var context = RequestContext(
             options: request.options,
@@ -11,7 +11,8 @@ extension SQLiteService {
             allowsSavepoints: false,
             requiresReadOnly: true
         )
-        let output: [UInt8] = try onReader { db throws(APIError) in
+        let output: [UInt8] = try onReader(metrics: metrics, isolation: Self.isolation(of: request)) {
+            db throws(APIError) in
             var writer = JSONWriter()
             try db.withRequestDeadline(context.deadline) { () throws(APIError) in
                 try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)
@@ -21,8 +22,18 @@ extension SQLiteService {
         return Self.jsonResponse(output)
     }
 
+    /// How a `/query` reads: a statement run once is its own read transaction (one statement, one snapshot, so no
+    /// `BEGIN`/`COMMIT` is needed); a `params_batch` runs the statement several times, which must all see one
+    /// snapshot, so it reads in a transaction.
+    static func isolation(of request: QueryRequest) -> DatabasePool.ReadIsolation {
+        if case .batch = request.statement.parameters {
+            return .snapshot
+        }
+        return .statement
+    }
+
     /// `POST /update`: one statement on the writer, in autocommit mode.
-    func update(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
+    func update(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
         let request = try RequestDecoder().decodeUpdate(body)
         var context = RequestContext(
             options: request.options,
@@ -30,7 +41,7 @@ extension SQLiteService {
             allowsSavepoints: false,
             requiresReadOnly: false
         )
-        let output: [UInt8] = try onWriter { db throws(APIError) in
+        let output: [UInt8] = try onWriter(metrics: metrics) { db throws(APIError) in
             var writer = JSONWriter()
             try db.withRequestDeadline(context.deadline) { () throws(APIError) in
                 try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)

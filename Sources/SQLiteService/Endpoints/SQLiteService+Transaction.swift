@@ -6,7 +6,8 @@ extension SQLiteService {
     ///
     /// On any failure, including `COMMIT` itself, everything is rolled back and
     /// the body is only the error, with `"rolled_back": true`.
-    func transaction(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> HTTPResponse {
+    func transaction(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse
+    {
         let request = try RequestDecoder().decodeTransaction(body)
         guard request.statements.count <= limits.maxStatements else {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
@@ -17,7 +18,7 @@ extension SQLiteService {
             allowsSavepoints: true,
             requiresReadOnly: false
         )
-        let output: [UInt8] = try onWriter { db throws(APIError) in
+        let output: [UInt8] = try onWriter(metrics: metrics) { db throws(APIError) in
             var writer = JSONWriter()
             writer.beginObject()
             writer.key("results")

@@ -4,8 +4,8 @@ import SQLiteEngine
 
 extension SQLiteService {
     /// `GET /metrics`: the Prometheus text exposition, or 404 when the service has no metrics.
-    func metricsResponse() throws(APIError) -> HTTPResponse {
-        guard let metrics = options.metrics else {
+    func metricsResponse(_ metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
+        guard let metrics else {
             throw .notFound("no endpoint at GET /metrics: metrics are not enabled")
         }
         var response = HTTPResponse(status: .init(code: 200), body: .bytes(metrics.render()))
@@ -22,9 +22,9 @@ extension SQLiteService {
         response: HTTPResponse,
         errorCode: String?,
         tokenName: String? = nil,
-        duration: Duration
+        duration: Duration,
+        options: ServiceOptions
     ) {
-        let options = self.options
         let status = Int(response.status.code)
         let bytes: Int?
         switch response.body {
@@ -54,9 +54,13 @@ extension SQLiteService {
         )
     }
 
-    /// Runs `body` on `db` and adds the statement cache lookups it made to the metrics.
-    func countingStatementCache<T>(_ db: Database, _ body: (Database) throws(APIError) -> T) throws(APIError) -> T {
-        guard let metrics = options.metrics else {
+    /// Runs `body` on `db` and adds the statement cache lookups it made to `metrics`.
+    func countingStatementCache<T>(
+        _ db: Database,
+        metrics: ServiceMetrics?,
+        _ body: (Database) throws(APIError) -> T
+    ) throws(APIError) -> T {
+        guard let metrics else {
             return try body(db)
         }
         let before = db.statementCacheStatistics

@@ -17,7 +17,7 @@ extension SQLiteService {
     /// The body must be empty or `{}`. Answers `{"file": NAME, "size": BYTES}`: the name within the backup
     /// directory (never the full path) and the file's size. Backups run one at a time; a second request waits for
     /// the first. Without a backup directory the endpoint does not exist (404 `NOT_FOUND`).
-    func backupResponse(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    func backupResponse(_ request: HTTPRequest, options: ServiceOptions) throws(APIError) -> HTTPResponse {
         guard let directory = options.backupDirectory else {
             throw .notFound("no endpoint at POST /backup: no backup directory is configured")
         }
@@ -25,7 +25,7 @@ extension SQLiteService {
         try Self.checkBackupBody(request.body)
         let started = ContinuousClock.now
         let (name, size) = try backupSerializer.withLock { _ throws(APIError) in
-            try writeBackup(into: directory)
+            try writeBackup(into: directory, metrics: options.metrics)
         }
         logger.info(
             "backup written",
@@ -44,7 +44,10 @@ extension SQLiteService {
         return Self.jsonResponse(writer.bytes)
     }
 
-    private func writeBackup(into directory: String) throws(APIError) -> (name: String, size: Int64) {
+    private func writeBackup(
+        into directory: String,
+        metrics: ServiceMetrics?
+    ) throws(APIError) -> (name: String, size: Int64) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -59,7 +62,7 @@ extension SQLiteService {
             name = Self.backupFileName(databasePath: pool.path, date: Date(), attempt: attempt)
         }
         let path = (directory as NSString).appendingPathComponent(name)
-        try onReader { db throws(APIError) in
+        try onReader(metrics: metrics) { db throws(APIError) in
             do {
                 try db.backup(to: path)
             } catch {

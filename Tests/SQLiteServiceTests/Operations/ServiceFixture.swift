@@ -17,11 +17,13 @@ final class ServiceFixture {
 
     /// - Parameters:
     ///   - options: The service's options; `metrics` is filled in when `withMetrics` is true.
+    ///   - readerWaitTimeout: How long a blocking read waits for a free reader.
     ///   - busyTimeout: The connections' busy timeout (short to provoke `SQLITE_BUSY` without waiting).
     init(
         options: ServiceOptions = ServiceOptions(),
         withMetrics: Bool = true,
         readers: Int = 2,
+        readerWaitTimeout: Duration = .seconds(5),
         busyTimeout: Duration = .seconds(5)
     ) throws {
         directory = FileManager.default.temporaryDirectory
@@ -36,7 +38,11 @@ final class ServiceFixture {
         let path = directory.appendingPathComponent("app.sqlite").path
         pool = try DatabasePool(
             path: path,
-            configuration: .init(maximumReaderCount: readers, configuration: configuration)
+            configuration: .init(
+                maximumReaderCount: readers,
+                readerWaitTimeout: readerWaitTimeout,
+                configuration: configuration
+            )
         )
         var options = options
         if withMetrics {
