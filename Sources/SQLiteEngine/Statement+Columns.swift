@@ -8,17 +8,35 @@ extension Statement {
     }
 
     /// The result column names (`sqlite3_column_name`), in order.
+    ///
+    /// Read from SQLite once per compilation of the statement: a cached statement reused by many requests does
+    /// not build the same strings again, and a recompilation (after a schema change, which can change `*`) is
+    /// noticed through its counter.
     public var columnNames: [String] {
-        (0..<columnCount).map { index in
+        let compilation = compilationCount
+        if let cached = cachedColumnNames, cached.compilation == compilation { return cached.names }
+        let names = (0..<columnCount).map { index in
             sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
         }
+        cachedColumnNames = (compilation, names)
+        return names
     }
 
-    /// The declared type of each result column (`sqlite3_column_decltype`), or `nil` for an expression.
+    /// The declared type of each result column (`sqlite3_column_decltype`), or `nil` for an expression; cached
+    /// like ``columnNames``.
     public var declaredTypes: [String?] {
-        (0..<columnCount).map { index in
+        let compilation = compilationCount
+        if let cached = cachedDeclaredTypes, cached.compilation == compilation { return cached.types }
+        let types = (0..<columnCount).map { index in
             sqlite3_column_decltype(handle, Int32(index)).map { String(cString: $0) }
         }
+        cachedDeclaredTypes = (compilation, types)
+        return types
+    }
+
+    /// How many times SQLite has recompiled the statement (`SQLITE_STMTSTATUS_REPREPARE`).
+    private var compilationCount: Int32 {
+        sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_REPREPARE), 0)
     }
 
     /// The index of the first result column called `name`, compared case-insensitively (as SQLite compares

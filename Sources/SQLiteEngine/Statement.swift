@@ -41,6 +41,9 @@ public final class Statement {
     /// The result column names, built on first use by ``columnIndex(named:)`` and dropped on reset (a schema change
     /// may re-prepare the statement with other columns).
     var columnNameTable: ColumnNameTable?
+    /// ``columnNames`` and ``declaredTypes`` as last read, with the compilation they belong to.
+    var cachedColumnNames: (compilation: Int32, names: [String])?
+    var cachedDeclaredTypes: (compilation: Int32, types: [String?])?
     /// The column after the last one ``columnIndex(named:)`` found, where the next lookup looks first.
     var nextColumnHint = 0
 

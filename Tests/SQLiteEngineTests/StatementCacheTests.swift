@@ -16,6 +16,21 @@ import Testing
         #expect(stats.count == 1)
     }
 
+    /// A cached statement's column names and declared types follow a recompilation: `*` picks up a column added
+    /// after the statement was first prepared.
+    @Test func cachedStatement_columnsFollowSchemaChange() throws {
+        let db = try makeMemoryDatabase()
+        try db.execute(sql: "CREATE TABLE t(a INTEGER, b TEXT)")
+        let statement = try db.cachedStatement(sql: "SELECT * FROM t")
+        #expect(statement.columnNames == ["a", "b"])
+        #expect(statement.declaredTypes == ["INTEGER", "TEXT"])
+        try db.execute(sql: "ALTER TABLE t ADD COLUMN c REAL")
+        #expect(try statement.step() == false)
+        statement.reset()
+        #expect(statement.columnNames == ["a", "b", "c"])
+        #expect(statement.declaredTypes == ["INTEGER", "TEXT", "REAL"])
+    }
+
     /// Checks that the cache is bounded and evicts the least recently used statement.
     @Test func cache_isBoundedLRU() throws {
         var configuration = Configuration()

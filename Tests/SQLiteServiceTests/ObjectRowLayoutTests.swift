@@ -11,6 +11,8 @@ import Testing
         (["x", "x", "x"], [false, false, true]),
         (["a", "A", "a", "b", "A"], [false, false, true, true, true]),
         (["", ""], [false, true]),
+        // Past 16 columns the names are hashed rather than compared pairwise: same answer.
+        ((0..<17).map { "c\($0)" } + ["c3"], (0..<18).map { $0 != 3 }),
     ])
     func layout_keepsLastColumnOfEachName(_ names: [String], _ expected: [Bool]) {
         let layout = ObjectRowLayout(columnNames: names)

@@ -10,6 +10,14 @@ public struct ObjectRowLayout: Sendable, Equatable {
 
     /// Computes the layout for a statement's column names (compute once per statement, not per row).
     public init(columnNames: [String]) {
+        if columnNames.count <= 16 {
+            // Few columns (the usual case): comparing each pair costs less than hashing every name.
+            let count = columnNames.count
+            writesColumn = (0..<count).map { index in
+                !columnNames[(index + 1)..<count].contains(columnNames[index])
+            }
+            return
+        }
         var seen = Set<String>(minimumCapacity: columnNames.count)
         var writes = [Bool](repeating: false, count: columnNames.count)
         for index in columnNames.indices.reversed() where seen.insert(columnNames[index]).inserted {

@@ -17,6 +17,8 @@ public enum JSONContentType {
     /// Whether a request's `Content-Type` field value (`nil` when absent) declares a UTF-8 JSON body.
     public static func isAcceptable(_ fieldValue: String?) -> Bool {
         guard let fieldValue else { return true }
+        // What nearly every client sends, recognized without parsing.
+        if fieldValue == "application/json" || fieldValue == "application/json; charset=utf-8" { return true }
         var parser = MediaTypeParser(Array(fieldValue.utf8))
         return parser.acceptsJSON()
     }
