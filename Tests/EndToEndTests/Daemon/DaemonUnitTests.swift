@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Logging
 import SQLiteService
 import Testing
 
@@ -12,6 +13,22 @@ import Glibc
 /// The daemon's pure decisions, without a process: socket activation variables, the watchdog interval and the
 /// reload plan.
 @Suite struct DaemonUnitTests {
+    /// The shared log level reads back every level it is set to, and a handler without a level of its own follows
+    /// it at once (what a reload relies on).
+    @Test func logLevelControl_roundTripsEveryLevelAndHandlersFollowIt() {
+        let control = LogLevelControl(.info)
+        #expect(control.current == .info)
+        for level in Logger.Level.allCases {
+            control.current = level
+            #expect(control.current == level)
+        }
+        let handler = DaemonLogHandler(label: "test", format: .text, levelControl: control)
+        control.current = .error
+        #expect(handler.logLevel == .error)
+        control.current = .trace
+        #expect(handler.logLevel == .trace)
+    }
+
     /// `LISTEN_FDS` descriptors start at 3 and take their names from `LISTEN_FDNAMES`.
     @Test func socketActivation_readsDescriptorsAndNames() throws {
         let activation = try SocketActivation(
