@@ -4,7 +4,7 @@
 # Usage: scripts/bench-http.sh [seconds]        (seconds per wrk run, default 10)
 #
 # Pairs measured (each server started fresh on a free 127.0.0.1 port, checked for a correct answer, loaded
-# with `wrk -t2 -c64 -d${seconds}s --latency`, its peak RSS read from /proc, then stopped):
+# with `wrk -t2 -c64 -d${seconds}s --latency` BENCH_RUNS times, its peak RSS read from /proc, then stopped):
 #   query   sqlited POST /query          vs  reference-server query   (Benchmarks/http/query.lua)
 #   update  sqlited POST /update         vs  reference-server update  (Benchmarks/http/update.lua)
 #   static  sqlited-http-bench GET /     vs  nginx, reference-server static (Benchmarks/http/static.lua)
@@ -17,6 +17,8 @@
 #   BENCH_WORKDIR=DIR       where the databases and logs go (default: a new directory under ${TMPDIR:-/tmp}).
 #                           The update workload fsyncs every commit, so the file system of DIR matters.
 #   WRK_THREADS, WRK_CONNECTIONS  wrk's -t and -c (default 2 and 64).
+#   BENCH_RUNS=N            wrk runs per server and workload, back to back on the same server (default 3); the
+#                           table shows the median of each figure over the runs.
 #
 # wrk and the servers share the machine's cores (no taskset pinning): the figures are for comparing the
 # servers with each other on this machine, not absolute capacities.
@@ -29,6 +31,11 @@ if ! [[ $DURATION =~ ^[1-9][0-9]*$ ]]; then
 fi
 WRK_THREADS=${WRK_THREADS:-2}
 WRK_CONNECTIONS=${WRK_CONNECTIONS:-64}
+BENCH_RUNS=${BENCH_RUNS:-3}
+if ! [[ $BENCH_RUNS =~ ^[1-9][0-9]*$ ]]; then
+    echo "BENCH_RUNS must be a positive whole number" >&2
+    exit 2
+fi
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH=$ROOT/Benchmarks/http
@@ -198,6 +205,11 @@ to_ms() {
     }'
 }
 
+# median VALUE...: the middle value (the lower middle one for an even count).
+median() {
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
 declare -a ROWS=()        # "server|workload|rps|p50|p99|rss|errors"
 declare -A RPS=()         # "server|workload" -> requests/s
 declare -a NOTES=()
@@ -230,10 +242,29 @@ run_case() {
         SERVER_PID=""
         return 0
     fi
-    log "[$server / $workload] wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${DURATION}s"
-    local wrk_ok=1
-    timeout $((DURATION + 60)) wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${DURATION}s" --latency \
-        -s "$BENCH/$lua" "$url" >"$wrk_log" 2>&1 || wrk_ok=0
+    # BENCH_RUNS loads in a row on the same server; each figure reported is the median over the runs (the
+    # machine's other work makes single runs jumpy, the tail latency most of all).
+    local run wrk_ok=1 socket_errors=0 non2xx=0
+    local -a rps_runs=() p50_runs=() p99_runs=()
+    for ((run = 1; run <= BENCH_RUNS; run++)); do
+        log "[$server / $workload] run $run/$BENCH_RUNS: wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${DURATION}s"
+        local run_log=$wrk_log.$run
+        if ! timeout $((DURATION + 60)) wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${DURATION}s" --latency \
+            -s "$BENCH/$lua" "$url" >"$run_log" 2>&1; then
+            wrk_ok=0
+            cp "$run_log" "$wrk_log"
+            break
+        fi
+        cat "$run_log" >>"$wrk_log"
+        rps_runs+=("$(awk '/^Requests\/sec:/ { print $2 }' "$run_log")")
+        p50_runs+=("$(to_ms "$(awk '$1 == "50%" { print $2 }' "$run_log")")")
+        p99_runs+=("$(to_ms "$(awk '$1 == "99%" { print $2 }' "$run_log")")")
+        local run_socket_errors run_non2xx
+        run_socket_errors=$(awk '/Socket errors:/ { gsub(",", ""); print $4 + $6 + $8 + $10 }' "$run_log")
+        run_non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$run_log")
+        socket_errors=$((socket_errors + ${run_socket_errors:-0}))
+        non2xx=$((non2xx + ${run_non2xx:-0}))
+    done
     local rss_kib
     rss_kib=$(peak_rss_kib "$SERVER_PID")
     local alive=1
@@ -241,13 +272,13 @@ run_case() {
     stop_server "$SERVER_PID"
     SERVER_PID=""
 
-    local rps p50 p99 socket_errors non2xx errors
-    rps=$(awk '/^Requests\/sec:/ { print $2 }' "$wrk_log")
-    p50=$(awk '$1 == "50%" { print $2 }' "$wrk_log")
-    p99=$(awk '$1 == "99%" { print $2 }' "$wrk_log")
-    socket_errors=$(awk '/Socket errors:/ { gsub(",", ""); print $4 + $6 + $8 + $10 }' "$wrk_log")
-    non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' "$wrk_log")
-    errors=$(( ${socket_errors:-0} + ${non2xx:-0} ))
+    local rps="" p50="" p99="" errors
+    if [[ $wrk_ok == 1 ]]; then
+        rps=$(median "${rps_runs[@]}")
+        p50=$(median "${p50_runs[@]}")
+        p99=$(median "${p99_runs[@]}")
+    fi
+    errors=$((socket_errors + non2xx))
     if [[ $wrk_ok != 1 || -z $rps ]]; then
         NOTES+=("$server ($workload): wrk failed (see $wrk_log).")
         ROWS+=("$server|$workload|—|—|—|—|—")
@@ -258,8 +289,8 @@ run_case() {
         NOTES+=("$server ($workload): ${socket_errors:-0} socket errors, ${non2xx:-0} non-2xx/3xx answers (see $wrk_log).")
     fi
     RPS["$server|$workload"]=$rps
-    ROWS+=("$server|$workload|$rps|$(to_ms "$p50")|$(to_ms "$p99")|$(awk -v k="$rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')|$errors")
-    log "[$server / $workload] $rps requests/s, p50 $p50, p99 $p99, peak RSS ${rss_kib} KiB, errors $errors"
+    ROWS+=("$server|$workload|$rps|$p50|$p99|$(awk -v k="$rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')|$errors")
+    log "[$server / $workload] median of $BENCH_RUNS: $rps requests/s, p50 $p50 ms, p99 $p99 ms, peak RSS ${rss_kib} KiB, errors $errors"
 }
 
 fresh_db() { # a pristine copy per server, so every update run starts from the same database
@@ -325,7 +356,7 @@ cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null ||
 echo
 echo "## HTTP benchmarks ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 echo
-echo "wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${DURATION}s --latency on 127.0.0.1; $(nproc) CPUs (${cpu:-unknown CPU})," \
+echo "wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${DURATION}s --latency on 127.0.0.1, $BENCH_RUNS runs per row (median of each figure); $(nproc) CPUs (${cpu:-unknown CPU})," \
     "shared by wrk and the server under test (no pinning). Database: $(stat -f -c %T "$WORK") file system," \
     "WAL; t has 100000 rows; updates use synchronous=FULL. reference = Benchmarks/http/reference-server.c" \
     "($(nproc) worker threads). Load average before: $LOAD_BEFORE, after: $LOAD_AFTER."
