@@ -81,17 +81,22 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: - Serving
 
-    /// Serves every ready socket, then looks again (a request that arrived meanwhile costs no Dispatch turn), a
-    /// bounded number of times so that the loop's other work (timers, responses from handler threads) runs too.
+    /// Serves every socket ready now, in one `epoll_wait`, and returns.
+    ///
+    /// What became ready meanwhile keeps the epoll descriptor readable, so Dispatch runs the loop again, after the
+    /// other work queued on it (responses from handler threads, new connections, timers). Looking again here
+    /// before returning served a few percent more requests per second, but measurably lengthened the tail
+    /// latency (p99 at 64 connections: about 5.5 ms instead of 3.3 ms): longer turns hold the CPU from the
+    /// clients' side and from the queue's other work.
     private func drain() {
         withUnsafeTemporaryAllocation(of: cep_event.self, capacity: Int(Self.batchSize)) { events in
-            for _ in 0..<8 {
-                let count = cep_wait(epollFD, events.baseAddress, Self.batchSize, 0)
-                guard count > 0 else { return }
-                for index in 0..<Int(count) {
-                    let event = events[index]
-                    // A connection closed earlier in this batch has left the table: its event is stale.
-                    connections[event.token]?.handleEvents(event.events)
+            let count = cep_wait(epollFD, events.baseAddress, Self.batchSize, 0)
+            guard count > 0 else { return }
+            for index in 0..<Int(count) {
+                let event = events[index]
+                // A connection closed earlier in this batch has left the table: its event is stale.
+                if let connection = connections[event.token] {
+                    connection.handleEvents(event.events)
                 }
             }
         }
