@@ -11,6 +11,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields = []
     }
 
+    /// Creates an empty set of fields with room for `capacity` of them.
+    init(capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     /// Creates fields from name/value pairs, in order.
     public init(_ fields: [(String, String)]) {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
@@ -61,7 +67,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     ///
     /// RFC 9110 §5.6.1: empty list elements are ignored.
     func listTokens(for name: String) -> [String] {
-        values(for: name).flatMap { value in
+        Self.listTokens(of: values(for: name))
+    }
+
+    /// The comma-separated list elements of `values`, trimmed and lowercased, empty ones dropped.
+    static func listTokens(of values: [String]) -> [String] {
+        values.flatMap { value in
             value.split(separator: ",", omittingEmptySubsequences: false)
                 .map { $0.trimmingOWS().lowercased() }
                 .filter { !$0.isEmpty }

@@ -1,8 +1,10 @@
 /// Splitting and percent-decoding of an origin-form request target (RFC 9112 §3.2.1, RFC 3986 §2.1).
 enum RequestTarget {
     static func split(_ target: String) -> (rawPath: String, rawQuery: String?) {
-        guard let mark = target.firstIndex(of: "?") else { return (target, nil) }
-        return (String(target[..<mark]), String(target[target.index(after: mark)...]))
+        // Searched as bytes: a Character search walks grapheme clusters and cost more than parsing the line.
+        let bytes = target.utf8
+        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return (target, nil) }
+        return (String(target[..<mark]), String(target[bytes.index(after: mark)...]))
     }
 
     /// Decodes `%XX` escapes; `nil` for an invalid escape, an encoded NUL or a result that is not UTF-8.

@@ -34,6 +34,22 @@ extension Statement {
         return types
     }
 
+    /// A value computed from the statement (its SQL and its result columns) once per compilation of it.
+    ///
+    /// A cached statement serves many requests; what a caller derives from its columns every time (their
+    /// encoding in a response, say) can be derived once. The value is dropped when SQLite recompiles the statement
+    /// (a schema change can change its columns) or when a value of another type is asked for; the statement
+    /// keeps one value.
+    public func memoized<Value>(_ derive: (Statement) -> Value) -> Value {
+        let compilation = compilationCount
+        if let memo, memo.compilation == compilation, let value = memo.value as? Value {
+            return value
+        }
+        let value = derive(self)
+        memo = (compilation, value)
+        return value
+    }
+
     /// How many times SQLite has recompiled the statement (`SQLITE_STMTSTATUS_REPREPARE`).
     private var compilationCount: Int32 {
         sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_REPREPARE), 0)

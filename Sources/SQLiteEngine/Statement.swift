@@ -44,6 +44,8 @@ public final class Statement {
     /// ``columnNames`` and ``declaredTypes`` as last read, with the compilation they belong to.
     var cachedColumnNames: (compilation: Int32, names: [String])?
     var cachedDeclaredTypes: (compilation: Int32, types: [String?])?
+    /// ``memoized(_:)``'s value, with the compilation it belongs to.
+    var memo: (compilation: Int32, value: Any)?
     /// The column after the last one ``columnIndex(named:)`` found, where the next lookup looks first.
     var nextColumnHint = 0
 

@@ -31,6 +31,30 @@ import Testing
         #expect(statement.declaredTypes == ["INTEGER", "TEXT", "REAL"])
     }
 
+    /// `memoized` derives once per compilation: again after a schema change recompiles the statement, and when a
+    /// value of another type is asked for.
+    @Test func memoized_derivesOncePerCompilation() throws {
+        let db = try makeMemoryDatabase()
+        try db.execute(sql: "CREATE TABLE t(a)")
+        let statement = try db.cachedStatement(sql: "SELECT * FROM t")
+        var derivations = 0
+        let derive = { (statement: Statement) -> [String] in
+            derivations += 1
+            return statement.columnNames
+        }
+        #expect(statement.memoized(derive) == ["a"])
+        #expect(statement.memoized(derive) == ["a"])
+        #expect(derivations == 1)
+        try db.execute(sql: "ALTER TABLE t ADD COLUMN b")
+        #expect(try statement.step() == false)
+        statement.reset()
+        #expect(statement.memoized(derive) == ["a", "b"])
+        #expect(derivations == 2)
+        #expect(statement.memoized { $0.columnCount } == 2)
+        #expect(statement.memoized(derive) == ["a", "b"])
+        #expect(derivations == 3)
+    }
+
     /// Checks that the cache is bounded and evicts the least recently used statement.
     @Test func cache_isBoundedLRU() throws {
         var configuration = Configuration()

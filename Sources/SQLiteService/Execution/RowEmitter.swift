@@ -3,15 +3,14 @@ import SQLiteEngine
 /// Writes a statement's columns and rows into a result object, reading each
 /// value straight from the statement: no intermediate row values.
 ///
-/// Column names are encoded once, as JSON keys, when the emitter is made.
+/// Column names are encoded once per compiled statement, as JSON keys (``StatementProfile``).
 struct RowEmitter {
     private let statement: Statement
     private let shape: RequestOptions.Shape
     private let int64AsString: Bool
-    private let columnCount: Int
-    private let columnNames: [String]
-    /// Which columns an object row carries: the last of each name.
-    private let layout: ObjectRowLayout
+    /// The statement's encoded header and object keys (the last column of each name only); read after the first
+    /// step, since that step recompiles a statement whose schema changed, and its columns with it.
+    private var profile: StatementProfile?
     /// Set when rows were cut at the row budget.
     var truncated = false
     /// The response size past which no further value is written (``ServiceLimits/maxResponseBytes``).
@@ -21,33 +20,24 @@ struct RowEmitter {
         self.statement = statement
         self.shape = context.shape
         self.int64AsString = context.int64AsString
-        self.columnCount = statement.columnCount
-        let names = statement.columnNames
-        self.columnNames = names
-        self.layout = ObjectRowLayout(columnNames: names)
         self.maxResponseBytes = context.maxResponseBytes
     }
 
-    /// `"columns": [...], "types": [...], "rows": [` — only when the statement has columns.
-    func writeHeader(into out: inout JSONWriter) {
-        guard columnCount > 0 else { return }
-        out.key("columns")
-        out.beginArray()
-        for name in columnNames { out.writeString(name) }
-        out.endArray()
-        out.key("types")
-        out.beginArray()
-        for type in statement.declaredTypes {
-            if let type { out.writeString(type) } else { out.writeNull() }
+    /// Writes `"columns": [...], "types": [...], "rows": [` (only when the statement has columns), once: call it
+    /// after the statement's first step, and before its first row.
+    mutating func writeHeaderIfNeeded(into out: inout JSONWriter) {
+        guard profile == nil else { return }
+        let profile = StatementProfile.of(statement)
+        self.profile = profile
+        if profile.columnCount > 0 {
+            out.appendOpeningMembers(profile.header)
         }
-        out.endArray()
-        out.key("rows")
-        out.beginArray()
     }
 
-    /// Closes the rows array and adds `truncated` when rows were cut.
-    func writeFooter(into out: inout JSONWriter) {
-        guard columnCount > 0 else { return }
+    /// Closes the rows array and adds `truncated` when rows were cut (writing the header first if no step ran).
+    mutating func writeFooter(into out: inout JSONWriter) {
+        writeHeaderIfNeeded(into: &out)
+        guard let profile, profile.columnCount > 0 else { return }
         out.endArray()
         if truncated {
             out.key("truncated")
@@ -60,7 +50,9 @@ struct RowEmitter {
     /// - Throws: 400 `SQLITE_TOOBIG` once the response exceeds its byte limit. Checked before each value, since
     ///   one row may hold up to 2,000 values of 10 MiB each: a limit on rows alone does not bound memory.
     mutating func writeRow(into out: inout JSONWriter) throws(APIError) {
-        guard columnCount > 0 else { return }
+        writeHeaderIfNeeded(into: &out)
+        guard let profile, profile.columnCount > 0 else { return }
+        let columnCount = profile.columnCount
         switch shape {
         case .arrays:
             out.beginArray()
@@ -73,9 +65,10 @@ struct RowEmitter {
             // A repeated column name keeps the last value (the contract): write
             // only the last occurrence of each name so the object has no duplicate keys.
             out.beginObject()
-            for index in 0..<columnCount where layout.writesColumn[index] {
+            for index in 0..<columnCount {
+                guard let key = profile.objectKeys[index] else { continue }
                 try checkSize(out)
-                out.key(columnNames[index])
+                out.appendEncodedKey(key)
                 writeValue(at: index, into: &out)
             }
             out.endObject()

@@ -45,7 +45,7 @@ struct StatementExecutor {
     ) throws(APIError) {
         defer { statement.reset() }
         try context.checkDeadline()
-        try check(statement, sql: statement.sql, context: context)
+        try check(statement, context: context)
         var result = JSONWriter()
         try execute(statement, arguments: .positional([]), context: &context, into: &result)
         out.writeRaw(result.bytes)
@@ -61,7 +61,7 @@ struct StatementExecutor {
             throw APIError(error, db: db)
         }
         do {
-            try check(statement, sql: sql, context: context)
+            try check(statement, context: context)
         } catch {
             statement.reset()
             throw error
@@ -70,8 +70,8 @@ struct StatementExecutor {
     }
 
     /// Applies the contract's statement rules that SQLite does not enforce.
-    private func check(_ statement: Statement, sql: String, context: RequestContext) throws(APIError) {
-        switch TransactionControl.classify(sql) {
+    private func check(_ statement: Statement, context: RequestContext) throws(APIError) {
+        switch StatementProfile.of(statement).transactionControl {
         case .transaction:
             throw .transactionControl(
                 "BEGIN, COMMIT, END and ROLLBACK are not accepted: use POST /transaction for atomic work"
@@ -96,7 +96,6 @@ struct StatementExecutor {
     ) throws(APIError) {
         var rows = RowEmitter(statement: statement, context: context)
         result.beginObject()
-        rows.writeHeader(into: &result)
         let outcome = try step(statement, arguments: arguments, rows: &rows, context: &context, into: &result)
         rows.writeFooter(into: &result)
         if !statement.isReadOnly {
@@ -122,7 +121,6 @@ struct StatementExecutor {
         var changes = 0
         var lastRowID: Int64?
         result.beginObject()
-        rows.writeHeader(into: &result)
         let runAll = { (context: inout RequestContext, result: inout JSONWriter) throws(APIError) -> Void in
             for (index, set) in sets.enumerated() {
                 let arguments: StatementArguments
@@ -213,7 +211,12 @@ struct StatementExecutor {
         defer { statement.reset() }
         do {
             try statement.bind(arguments)
-            while try statement.step() {
+            while true {
+                let hasRow = try statement.step()
+                // After the first step, not before: it recompiles a statement whose schema changed (a column
+                // added to `*`, say), and the header must list the columns the rows will have.
+                rows.writeHeaderIfNeeded(into: &out)
+                guard hasRow else { break }
                 if context.remainingRows > 0 {
                     try rows.writeRow(into: &out)
                     context.remainingRows -= 1

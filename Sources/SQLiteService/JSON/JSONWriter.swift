@@ -85,6 +85,21 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Appends a key another writer encoded with ``key(_:)`` (`"name":`); the next `write…` call gives its value.
+    public mutating func appendEncodedKey(_ encoded: [UInt8]) {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(contentsOf: encoded)
+        needsComma = false
+    }
+
+    /// Appends object members another writer encoded, starting from an empty writer, whose last member's value is
+    /// a container left open (`"a":1,"rows":[`): this writer then continues inside that container.
+    public mutating func appendOpeningMembers(_ encoded: [UInt8]) {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(contentsOf: encoded)
+        needsComma = false
+    }
+
     /// Writes `null`.
     public mutating func writeNull() {
         beginValue()
