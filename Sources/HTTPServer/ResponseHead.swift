@@ -28,13 +28,13 @@ enum ResponseHead {
         // Built as bytes, not by String concatenation: this runs once per response.
         var head: [UInt8] = []
         head.reserveCapacity(256)
-        head.append(contentsOf: "HTTP/1.1 ".utf8)
+        head.appendLiteral("HTTP/1.1 ")
         appendDecimal(status.code, to: &head)
         head.append(ASCII.space)
-        head.append(contentsOf: sanitizedReason(status.reasonPhrase).utf8)
-        head.append(contentsOf: "\r\nDate: ".utf8)
-        head.append(contentsOf: HTTPDate.now().utf8)
-        head.append(contentsOf: "\r\n".utf8)
+        head.appendUTF8(sanitizedReason(status.reasonPhrase))
+        head.appendLiteral("\r\nDate: ")
+        head.appendUTF8(HTTPDate.now())
+        head.appendLiteral("\r\n")
         if let serverHeader, isValidValue(serverHeader) {
             appendField("Server", serverHeader, to: &head)
         }
@@ -48,39 +48,40 @@ enum ResponseHead {
         switch framing {
         case .none: break
         case .contentLength(let length):
-            head.append(contentsOf: "Content-Length: ".utf8)
+            head.appendLiteral("Content-Length: ")
             appendDecimal(length, to: &head)
-            head.append(contentsOf: "\r\n".utf8)
-        case .chunked: head.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
+            head.appendLiteral("\r\n")
+        case .chunked: head.appendLiteral("Transfer-Encoding: chunked\r\n")
         case .closeDelimited: break
         }
         if !keepAlive {
-            head.append(contentsOf: "Connection: close\r\n".utf8)
+            head.appendLiteral("Connection: close\r\n")
         } else if version == .http1_0 {
-            head.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+            head.appendLiteral("Connection: keep-alive\r\n")
         }
-        head.append(contentsOf: "\r\n".utf8)
+        head.appendLiteral("\r\n")
         return head
     }
 
     private static func appendField(_ name: String, _ value: String, to head: inout [UInt8]) {
-        head.append(contentsOf: name.utf8)
-        head.append(contentsOf: ": ".utf8)
-        head.append(contentsOf: value.utf8)
-        head.append(contentsOf: "\r\n".utf8)
+        head.appendUTF8(name)
+        head.appendLiteral(": ")
+        head.appendUTF8(value)
+        head.appendLiteral("\r\n")
     }
 
     /// Appends an integer in decimal (a small string: no allocation).
     private static func appendDecimal(_ value: Int, to head: inout [UInt8]) {
-        head.append(contentsOf: String(value).utf8)
+        head.appendUTF8(String(value))
     }
 
     private static func isValidValue(_ value: String) -> Bool {
-        value.utf8.allSatisfy(ASCII.isFieldValueCharacter)
+        var value = value
+        return value.withUTF8 { $0.allSatisfy(ASCII.isFieldValueCharacter) }
     }
 
     private static func sanitizedReason(_ reason: String) -> String {
-        reason.utf8.allSatisfy(ASCII.isFieldValueCharacter) ? reason : "Unknown"
+        isValidValue(reason) ? reason : "Unknown"
     }
 
     static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -95,4 +96,19 @@ enum ResponseHead {
     }
 
     static let lastChunk = Array("0\r\n\r\n".utf8)
+}
+
+extension [UInt8] {
+    /// Appends a literal's bytes with one copy.
+    @inline(__always)
+    mutating func appendLiteral(_ literal: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends a string's UTF-8 bytes with one copy (a `String.UTF8View` is appended byte by byte).
+    @inline(__always)
+    mutating func appendUTF8(_ string: String) {
+        var string = string
+        string.withUTF8 { append(contentsOf: $0) }
+    }
 }

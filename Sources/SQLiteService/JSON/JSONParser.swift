@@ -70,6 +70,8 @@ extension JSONParser {
 
             init(key: String) {
                 self.key = key
+                // Request objects have a few members: one allocation rather than growing 1, 2, 4.
+                members.reserveCapacity(4)
             }
 
             /// Whether `key` is already a member's key.
@@ -115,6 +117,10 @@ extension JSONParser {
             var kinds: [ContainerKind] = []
             var arrays: [[JSONValue]] = []
             var objects: [PendingObject] = []
+            // Requests nest two or three levels: room for that up front instead of growing each stack.
+            kinds.reserveCapacity(4)
+            arrays.reserveCapacity(4)
+            objects.reserveCapacity(4)
 
             // Each turn of the outer loop reads one value's first token; containers are pushed onto the explicit
             // stacks instead of recursing. A completed value is then attached to the enclosing containers, closing

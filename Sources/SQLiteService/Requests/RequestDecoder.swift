@@ -23,11 +23,13 @@ public struct RequestDecoder: Sendable {
 
     static let statementKeys = ["sql", "params", "params_batch"]
     static let optionKeys = ["shape", "int64_as_string", "max_rows", "timeout_ms"]
+    /// The keys of a `/query` or `/update` body (built once: every request checks against it).
+    static let statementBodyKeys = statementKeys + optionKeys
 
     /// Decodes a `POST /query` body: a statement object plus options.
     public func decodeQuery(_ body: [UInt8]) throws(APIError) -> QueryRequest {
         let object = try topLevelObject(body)
-        try Self.checkKeys(of: object, allowed: Self.statementKeys + Self.optionKeys, context: nil)
+        try Self.checkKeys(of: object, allowed: Self.statementBodyKeys, context: nil)
         return QueryRequest(
             statement: try Self.decodeStatement(object, context: nil),
             options: try Self.decodeOptions(object)
@@ -37,7 +39,7 @@ public struct RequestDecoder: Sendable {
     /// Decodes a `POST /update` body: a statement object plus options.
     public func decodeUpdate(_ body: [UInt8]) throws(APIError) -> UpdateRequest {
         let object = try topLevelObject(body)
-        try Self.checkKeys(of: object, allowed: Self.statementKeys + Self.optionKeys, context: nil)
+        try Self.checkKeys(of: object, allowed: Self.statementBodyKeys, context: nil)
         return UpdateRequest(
             statement: try Self.decodeStatement(object, context: nil),
             options: try Self.decodeOptions(object)

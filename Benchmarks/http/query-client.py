@@ -1,0 +1,29 @@
+"""Sends exactly N `POST /query` point lookups (random ids in 1..100000, fixed seed) over 4 keep-alive
+connections, one request per connection at a time, and checks every answer is a 200.
+
+Usage: query-client.py PORT N   (used by scripts/bench-http-instructions.sh; works against sqlited and
+reference-server query alike).
+"""
+import socket, sys, random
+port = int(sys.argv[1]); n = int(sys.argv[2]); conns = 4
+socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(conns)]
+random.seed(1)
+def req(i):
+    body = '{"sql": "SELECT * FROM t WHERE id = ?", "params": [%d]}' % random.randint(1, 100000)
+    return ("POST /query HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (port, len(body), body)).encode()
+def read_response(s, buf):
+    while b"\r\n\r\n" not in buf:
+        buf += s.recv(65536)
+    head, rest = buf.split(b"\r\n\r\n", 1)
+    length = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")][0])
+    while len(rest) < length:
+        rest += s.recv(65536)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    return rest[length:]
+bufs = [b""] * conns
+for i in range(n // conns):
+    for k, s in enumerate(socks):
+        s.sendall(req(i))
+    for k, s in enumerate(socks):
+        bufs[k] = read_response(s, bufs[k])
+print("done", n)
