@@ -34,13 +34,18 @@ extension APIError {
             // SQLite reports most denials as SQLITE_AUTH, but a denied function call (load_extension) as a plain
             // SQLITE_ERROR "not authorized to use function: …" (resolve.c); the contract wants 403 SQLITE_AUTH for
             // both, so such an error with a denial recorded by the policy is reported as SQLITE_AUTH.
-            // SQLITE_SCHEMA too: when a statement is refused while SQLite also finds the schema changed under the
-            // connection, prepare reports the schema error instead (seen once under concurrent DDL); the recorded
-            // denial says what really happened.
+            // SQLITE_SCHEMA too: when the parse that hit the denial also failed to find a name
+            // (`Parse.checkSchema`) and the schema changed under the connection meanwhile (DDL on another
+            // connection), sqlite3Prepare replaces the error with SQLITE_SCHEMA (prepare.c, `schemaIsValid`), and
+            // it retries only once; under a stream of concurrent DDL the denial thus surfaces as SQLITE_SCHEMA.
+            //
+            // The record is taken whatever the error: a denial is recorded only by a prepare that then fails, so
+            // it belongs to this error or to none, and must not be left to mislabel a later one.
+            let denial = db.flatMap { PolicyRegistry.shared.state(for: $0)?.takeDenial() }
             let mayBeDenial =
                 error.resultCode == .SQLITE_AUTH || error.resultCode == .SQLITE_SCHEMA
                 || SQLPolicy.isFunctionDenial(error)
-            if mayBeDenial, let db, let reason = PolicyRegistry.shared.state(for: db)?.takeDenial() {
+            if mayBeDenial, let reason = denial {
                 self = .sqlite(
                     name: "SQLITE_AUTH",
                     code: ResultCode.SQLITE_AUTH.rawValue,
