@@ -186,6 +186,10 @@ public final class SQLiteService: HTTPHandler {
 
     /// The path cut short and stripped of control characters, for messages.
     static func printable(_ path: String) -> String {
+        // The usual case, short and printable ASCII already, is returned as it is (this runs for every request).
+        if path.utf8.count <= 200, path.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return path
+        }
         let clipped = path.unicodeScalars.prefix(200).filter { $0.value >= 0x20 && $0.value != 0x7F }
         return String(String.UnicodeScalarView(clipped))
     }

@@ -9,7 +9,10 @@ extension Daemon {
     /// Tells systemd `RELOADING=1` (with `MONOTONIC_USEC`) first and `READY=1` when done, whatever the outcome.
     func reload() {
         notifier.notify("RELOADING=1\nMONOTONIC_USEC=\(SystemdNotifier.monotonicMicroseconds())\nSTATUS=reloading")
-        defer { notifier.notify("READY=1\nSTATUS=serving") }
+        defer {
+            logSink?.flush()
+            notifier.notify("READY=1\nSTATUS=serving")
+        }
         let loaded: DaemonConfiguration
         do {
             let values: LayeredConfiguration

@@ -28,6 +28,9 @@ final class Daemon: Sendable {
     let logger: Logger
     let notifier: SystemdNotifier
     let levelControl: LogLevelControl
+    /// Where log lines go; flushed before telling systemd a reload is done, so that whoever waits for that sees
+    /// the reload's messages.
+    let logSink: LogSink?
     /// The listeners other machines can reach (see ``ListenerExposure``): a reload that removes every token while
     /// there are some is refused unless `auth.allow_unauthenticated_remote` is true.
     let remoteListeners: [String]
@@ -43,6 +46,7 @@ final class Daemon: Sendable {
         logger: Logger,
         notifier: SystemdNotifier,
         levelControl: LogLevelControl,
+        logSink: LogSink? = nil,
         remoteListeners: [String]
     ) {
         self.runner = runner
@@ -52,6 +56,7 @@ final class Daemon: Sendable {
         self.logger = logger
         self.notifier = notifier
         self.levelControl = levelControl
+        self.logSink = logSink
         self.remoteListeners = remoteListeners
         self.state = Mutex(State(configuration: runner.configuration))
     }

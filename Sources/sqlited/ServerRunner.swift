@@ -27,14 +27,25 @@ struct ServerRunner {
     func runUntilStopped() throws {
         let levelControl = LogLevelControl(configuration.logLevel)
         let format = configuration.logFormat
+        let sink = LogSink(fd: STDERR_FILENO) { count in
+            DaemonLogHandler.line(
+                level: .warning,
+                label: "sqlited",
+                message: "log lines dropped: the log output did not keep up",
+                metadata: ["count": "\(count)"],
+                format: format
+            )
+        }
         LoggingSystem.bootstrap { label in
-            DaemonLogHandler(label: label, format: format, levelControl: levelControl)
+            DaemonLogHandler(label: label, format: format, levelControl: levelControl, sink: sink)
         }
         let logger = Logger(label: "sqlited")
         let notifier = SystemdNotifier()
+        // Whatever happens, what was logged is written before the process ends.
+        defer { sink.flush() }
 
         do {
-            let daemon = try start(logger: logger, notifier: notifier, levelControl: levelControl)
+            let daemon = try start(logger: logger, notifier: notifier, levelControl: levelControl, sink: sink)
             daemon.waitUntilStopped()
         } catch {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
@@ -43,7 +54,12 @@ struct ServerRunner {
         }
     }
 
-    private func start(logger: Logger, notifier: SystemdNotifier, levelControl: LogLevelControl) throws -> Daemon {
+    private func start(
+        logger: Logger,
+        notifier: SystemdNotifier,
+        levelControl: LogLevelControl,
+        sink: LogSink
+    ) throws -> Daemon {
         let activation = try SocketActivation.takeFromProcess()
         var listeners: [ListenAddress]
         if activation.sockets.isEmpty {
@@ -120,6 +136,7 @@ struct ServerRunner {
             logger: logger,
             notifier: notifier,
             levelControl: levelControl,
+            logSink: sink,
             remoteListeners: remoteListeners
         )
         try daemon.installSignalHandlers()
@@ -128,8 +145,10 @@ struct ServerRunner {
         for address in server.boundAddresses {
             // Tests and scripts read the real port from this line.
             let url = address.port == nil ? "\(address)" : "http://\(address)"
-            FileHandle.standardError.write(Data("sqlited: listening on \(url)\n".utf8))
+            // Through the log's sink, after the lines logged before it, and written before going on.
+            sink.append("sqlited: listening on \(url)\n")
         }
+        sink.flush()
         notifier.notify("READY=1\nSTATUS=serving \(server.boundAddresses.map(\.description).joined(separator: " "))")
         if let interval = Watchdog.interval(environment: ProcessInfo.processInfo.environment, pid: getpid()) {
             daemon.startWatchdog(interval: interval)

@@ -29,6 +29,25 @@ import Glibc
         #expect(handler.logLevel == .trace)
     }
 
+    /// Text lines keep `key=value` parseable: a value is quoted when it is empty or holds a space, a quote, a
+    /// control character or a Unicode line break, and left bare otherwise (non-ASCII letters included).
+    @Test func textLine_quotesOnlyValuesThatNeedIt() {
+        let line = DaemonLogHandler.line(
+            level: .info,
+            label: "sqlited",
+            message: "request",
+            metadata: [
+                "a": "plain", "b": "two words", "c": "say \"hi\"", "d": "tab\there", "e": "", "f": "tâble",
+                "g": "line\u{2028}break", "h": .stringConvertible(42),
+            ],
+            format: .text
+        )
+        #expect(
+            line == #"info sqlited: request a=plain b="two words" c="say \"hi\"" d="tab\there" e="" f=tâble "#
+                + "g=\"line\u{2028}break\" h=42\n"
+        )
+    }
+
     /// `LISTEN_FDS` descriptors start at 3 and take their names from `LISTEN_FDNAMES`.
     @Test func socketActivation_readsDescriptorsAndNames() throws {
         let activation = try SocketActivation(

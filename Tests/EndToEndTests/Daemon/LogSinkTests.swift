@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import sqlited
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's asynchronous log writer: order, completeness, flushing, and dropping instead of blocking when the
+/// reader stops reading.
+@Suite struct LogSinkTests {
+    /// A pipe: (read end, write end).
+    static func makePipe() throws -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        return (fds[0], fds[1])
+    }
+
+    /// Reads everything until end of stream.
+    static func readAll(_ fd: Int32) -> String {
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            data.append(contentsOf: chunk[0..<count])
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Lines from several threads all arrive, whole, each thread's in the order it wrote them; `flush` returns once
+    /// they are written.
+    @Test func linesFromManyThreads_arriveWholeAndInOrder() throws {
+        let (readEnd, writeEnd) = try Self.makePipe()
+        let reader = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            reader.withLock { $0 = Self.readAll(readEnd) }
+            done.signal()
+        }.start()
+        let sink = LogSink(fd: writeEnd) { "dropped \($0)\n" }
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for index in 0..<2_000 {
+                sink.append("thread \(thread) line \(index) \(String(repeating: "x", count: index % 50))\n")
+            }
+        }
+        sink.close()
+        close(writeEnd)
+        done.wait()
+        close(readEnd)
+        let lines = try #require(reader.withLock { $0 }).split(separator: "\n")
+        #expect(lines.count == 8_000)
+        var next = [Int](repeating: 0, count: 4)
+        for line in lines {
+            let parts = line.split(separator: " ")
+            let thread = try #require(Int(parts[1]))
+            let index = try #require(Int(parts[3]))
+            #expect(index == next[thread], "\(line)")
+            #expect(parts.count == (index % 50 == 0 ? 4 : 5))
+            next[thread] = index + 1
+        }
+        #expect(next == [2_000, 2_000, 2_000, 2_000])
+    }
+
+    /// When nobody reads, appending never blocks: lines past the buffer limit are dropped and counted, and once
+    /// the reader reads again a notice gives the count, after the lines that were kept.
+    @Test func stalledReader_dropsAndCountsInsteadOfBlocking() throws {
+        let (readEnd, writeEnd) = try Self.makePipe()
+        let sink = LogSink(fd: writeEnd, maxBufferedBytes: 4096) { "dropped \($0)\n" }
+        // The pipe (64 KiB) and the sink's buffer (4 KiB) fill up; the rest is dropped, without waiting.
+        let line = String(repeating: "y", count: 99) + "\n"
+        for _ in 0..<2_000 {
+            sink.append(line)
+        }
+        #expect(sink.pendingDropCount > 0)
+        let done = DispatchSemaphore(value: 0)
+        let output = Mutex<String?>(nil)
+        Thread {
+            output.withLock { $0 = Self.readAll(readEnd) }
+            done.signal()
+        }.start()
+        sink.close()
+        close(writeEnd)
+        done.wait()
+        close(readEnd)
+        let lines = try #require(output.withLock { $0 }).split(separator: "\n")
+        let kept = lines.filter { $0 == line.dropLast() }.count
+        // A notice follows the lines kept before it; there may be several if the writer caught up in between.
+        let notices = lines.filter { $0.hasPrefix("dropped ") }
+        let dropped = notices.compactMap { Int($0.dropFirst("dropped ".count)) }.reduce(0, +)
+        #expect(kept + notices.count == lines.count)
+        #expect(lines.last?.hasPrefix("dropped ") == true)
+        #expect(kept + dropped == 2_000)
+        #expect(kept > 0 && dropped > 0)
+    }
+}
