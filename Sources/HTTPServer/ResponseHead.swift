@@ -16,6 +16,7 @@ enum ResponseHead {
     private static let serverOwnedFields = [
         "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Date", "Upgrade", "Trailer",
     ]
+    private static let serverOwnedLengths = Set(serverOwnedFields.map(\.utf8.count))
 
     static func serialize(
         status: HTTPStatus,
@@ -39,7 +40,7 @@ enum ResponseHead {
             appendField("Server", serverHeader, to: &head)
         }
         for (name, value) in headers {
-            guard !serverOwnedFields.contains(where: { HTTPHeaders.namesEqual($0, name) }) else { continue }
+            guard !isServerOwned(name) else { continue }
             if serverHeader != nil && HTTPHeaders.namesEqual(name, "Server") { continue }
             // Response splitting: a name or value with CR/LF would let a handler's data forge fields.
             guard ASCII.isTokenString(name), isValidValue(value) else { continue }
@@ -73,6 +74,12 @@ enum ResponseHead {
     /// Appends an integer in decimal (a small string: no allocation).
     private static func appendDecimal(_ value: Int, to head: inout [UInt8]) {
         head.appendUTF8(String(value))
+    }
+
+    /// Whether `name` is one of `serverOwnedFields`; the length rules out most names before any comparison.
+    private static func isServerOwned(_ name: String) -> Bool {
+        serverOwnedLengths.contains(name.utf8.count)
+            && serverOwnedFields.contains { HTTPHeaders.namesEqual($0, name) }
     }
 
     private static func isValidValue(_ value: String) -> Bool {

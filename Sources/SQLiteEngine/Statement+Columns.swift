@@ -34,14 +34,15 @@ extension Statement {
         return types
     }
 
-    /// A value computed from the statement (its SQL and its result columns) once per compilation of it.
+    /// An object computed from the statement (its SQL and its result columns) once per compilation of it.
     ///
     /// A cached statement serves many requests; what a caller derives from its columns every time (their
     /// encoding in a response, say) can be derived once. The value is dropped when SQLite recompiles the statement
     /// (a schema change can change its columns) or when a value of another type is asked for; the statement
     /// keeps one value.
-    public func memoized<Value>(_ derive: (Statement) -> Value) -> Value {
+    public func memoized<Value: AnyObject>(_ derive: (Statement) -> Value) -> Value {
         let compilation = compilationCount
+        // A class instance: checking its type is a pointer comparison, where a value in an `Any` is copied out.
         if let memo, memo.compilation == compilation, let value = memo.value as? Value {
             return value
         }

@@ -45,7 +45,7 @@ public final class Statement {
     var cachedColumnNames: (compilation: Int32, names: [String])?
     var cachedDeclaredTypes: (compilation: Int32, types: [String?])?
     /// ``memoized(_:)``'s value, with the compilation it belongs to.
-    var memo: (compilation: Int32, value: Any)?
+    var memo: (compilation: Int32, value: AnyObject)?
     /// The column after the last one ``columnIndex(named:)`` found, where the next lookup looks first.
     var nextColumnHint = 0
 

@@ -37,21 +37,29 @@ import Testing
         let db = try makeMemoryDatabase()
         try db.execute(sql: "CREATE TABLE t(a)")
         let statement = try db.cachedStatement(sql: "SELECT * FROM t")
-        var derivations = 0
-        let derive = { (statement: Statement) -> [String] in
-            derivations += 1
-            return statement.columnNames
+        final class Names {
+            let names: [String]
+            init(_ names: [String]) { self.names = names }
         }
-        #expect(statement.memoized(derive) == ["a"])
-        #expect(statement.memoized(derive) == ["a"])
+        final class Count {
+            let count: Int
+            init(_ count: Int) { self.count = count }
+        }
+        var derivations = 0
+        let derive = { (statement: Statement) -> Names in
+            derivations += 1
+            return Names(statement.columnNames)
+        }
+        #expect(statement.memoized(derive).names == ["a"])
+        #expect(statement.memoized(derive).names == ["a"])
         #expect(derivations == 1)
         try db.execute(sql: "ALTER TABLE t ADD COLUMN b")
         #expect(try statement.step() == false)
         statement.reset()
-        #expect(statement.memoized(derive) == ["a", "b"])
+        #expect(statement.memoized(derive).names == ["a", "b"])
         #expect(derivations == 2)
-        #expect(statement.memoized { $0.columnCount } == 2)
-        #expect(statement.memoized(derive) == ["a", "b"])
+        #expect(statement.memoized { Count($0.columnCount) }.count == 2)
+        #expect(statement.memoized(derive).names == ["a", "b"])
         #expect(derivations == 3)
     }
 

@@ -6,7 +6,7 @@ import SQLiteEngine
 /// Computed once per compilation of a (cached) statement through `Statement.memoized(_:)`, not once per request:
 /// encoding the column names and types of every response, and classifying the SQL text of every request, were
 /// measured at about a tenth of a point query's instructions.
-struct StatementProfile {
+final class StatementProfile {
     /// `BEGIN`/`COMMIT`/… or `SAVEPOINT`/… (see ``TransactionControl``), or nil for any other statement.
     let transactionControl: TransactionControl?
     let columnCount: Int
