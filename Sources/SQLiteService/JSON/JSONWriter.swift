@@ -123,13 +123,17 @@ public struct JSONWriter: Sendable {
         let quoted = asStringIfUnsafe && (value > Self.maxSafeInteger || value < -Self.maxSafeInteger)
         if quoted { bytes.append(UInt8(ascii: "\"")) }
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        let start = bytes.count
-        repeat {
-            bytes.append(UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0"))
-            magnitude /= 10
-        } while magnitude != 0
-        bytes[start...].reverse()
+        // Digits are formed right to left in a stack buffer (20 fit any UInt64) and appended in one copy.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var first = 20
+            repeat {
+                first -= 1
+                digits[first] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
+                magnitude /= 10
+            } while magnitude != 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first..<20]))
+        }
         if quoted { bytes.append(UInt8(ascii: "\"")) }
     }
 
