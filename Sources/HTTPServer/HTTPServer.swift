@@ -63,6 +63,11 @@ public final class HTTPServer: Sendable {
         state.withLock { $0.boundAddresses }
     }
 
+    /// The number of event loops serving connections (0 before `start()`).
+    public var eventLoopCount: Int {
+        loops.withLock { $0.count }
+    }
+
     /// The number of open client connections.
     public var openConnectionCount: Int {
         state.withLock { $0.connections.count }

@@ -107,6 +107,9 @@ struct ServerRunner {
         serverConfiguration.limits = configuration.httpLimits
         serverConfiguration.shutdownGracePeriod = configuration.shutdownTimeout
         serverConfiguration.serverHeader = "sqlited/\(version)"
+        if configuration.eventLoopCount > 0 {
+            serverConfiguration.eventLoopCount = configuration.eventLoopCount
+        }
         let server = HTTPServer(configuration: serverConfiguration, handler: service, logger: logger)
         do {
             try server.start()
@@ -165,6 +168,7 @@ struct ServerRunner {
                 "version": "\(version)", "sqlite": "\(sqliteLibraryVersion)", "pid": "\(getpid())",
                 "config": "\(options.configFilePath(environment: ProcessInfo.processInfo.environment) ?? "none")",
                 "database": "\(configuration.databasePath)", "readers": "\(configuration.readerCount)",
+                "event_loops": "\(server.eventLoopCount)",
                 "synchronous": "\(configuration.synchronous.rawValue)",
                 "tokens": "\(configuration.tokens?.entries.count ?? 0)",
                 "listeners": "\(server.boundAddresses.map(\.description).joined(separator: ","))",

@@ -32,6 +32,7 @@ extension DaemonConfiguration {
         restart("listen.host", \.host)
         restart("listen.port", \.port)
         restart("listen.unix_socket", \.unixSocketPath)
+        restart("listen.event_loops", \.eventLoopCount)
         restart("database.path", \.databasePath)
         restart("database.journal_mode", \.journalMode)
         restart("database.synchronous", \.synchronous)

@@ -22,6 +22,8 @@ struct DaemonConfiguration: Sendable, Equatable {
     var port: UInt16
     /// A Unix domain socket to listen on too, or `nil`.
     var unixSocketPath: String?
+    /// The HTTP server's event loops; 0: one per CPU the process may use.
+    var eventLoopCount: Int
     var databasePath: String
     var journalMode: JournalMode
     var synchronous: SynchronousMode
@@ -56,6 +58,8 @@ struct DaemonConfiguration: Sendable, Equatable {
                 message: "path longer than 107 bytes (the sun_path limit)"
             )
         }
+
+        let eventLoops = try values.int("listen.event_loops", default: 0, range: 0...256)
 
         let databasePath = try values.string("database.path", default: "data/sqlited.sqlite")
         guard !databasePath.isEmpty else {
@@ -161,6 +165,7 @@ struct DaemonConfiguration: Sendable, Equatable {
             host: host.isEmpty ? nil : host,
             port: UInt16(port),
             unixSocketPath: unixSocket.isEmpty ? nil : unixSocket,
+            eventLoopCount: eventLoops,
             databasePath: databasePath,
             journalMode: journalMode.mode,
             synchronous: synchronous,

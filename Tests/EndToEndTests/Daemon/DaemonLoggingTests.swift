@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -7,6 +8,35 @@ import Glibc
 
 /// What the daemon writes to stderr (journald).
 @Suite struct DaemonLoggingTests {
+    /// `listen.event_loops` sets how many event loops serve the connections (the summary says how many run), and
+    /// a server on one loop answers many connections at once.
+    @Test func eventLoops_setByConfigurationAndServing() throws {
+        let directory = try TemporaryDirectory(prefix: "sqlited-loops")
+        let database = directory.path("db.sqlite").path
+        let daemon = try DaemonProcess(
+            arguments: ["--database", database, "--port", "0"],
+            environment: ["SQLITED_LISTEN_EVENT_LOOPS": "1"],
+            directory: directory.url
+        )
+        let url = try #require(try daemon.waitForListeners().first)
+        let port = try #require(UInt16(url.split(separator: ":").last ?? ""))
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 16) { index in
+            let client = HTTPTestClient(host: "127.0.0.1", port: port)
+            for _ in 0..<5 {
+                let answer = try? client.postJSON("/query", text: #"{"sql": "SELECT ? AS n", "params": [\#(index)]}"#)
+                if (try? answer?.json()["rows"]?.arrayValue?.first?["n"]?.int64Value) != Int64(index) {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        daemon.send(SIGTERM)
+        #expect(try daemon.waitForExit() == .exited(0))
+        let summary = try #require(daemon.stderr.split(separator: "\n").first { $0.contains("sqlited started") })
+        #expect(summary.contains("event_loops=1"), "\(summary)")
+    }
+
     /// The startup summary names the version, database, listeners and limits.
     @Test func startupSummary_namesVersionDatabaseListenersAndLimits() throws {
         let directory = try TemporaryDirectory(prefix: "sqlited-log")
@@ -25,6 +55,7 @@ import Glibc
         #expect(summary.hasPrefix("info sqlited: sqlited started"))
         for field in [
             "version=0.1.0", "database=\(database)", "unix:\(socket)", "limits=", "body=10485760", "sqlite=3.",
+            "event_loops=",
         ] {
             #expect(summary.contains(field), "\(field) missing in: \(summary)")
         }
