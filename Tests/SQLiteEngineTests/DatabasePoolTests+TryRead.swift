@@ -5,23 +5,9 @@ import Testing
 
 @testable import SQLiteEngine
 
-/// DatabasePool: the non-blocking tryRead, read isolation, and waiting reads woken by check-ins.
-@Suite struct DatabasePoolTryReadTests {
-    let directory: TemporaryDirectory
-    let pool: DatabasePool
-
-    init() throws {
-        directory = try TemporaryDirectory()
-        pool = try DatabasePool(
-            path: directory.path(),
-            configuration: .init(maximumReaderCount: 2, readerWaitTimeout: .seconds(30), configuration: .init())
-        )
-        try pool.write { db in
-            try db.execute(sql: "CREATE TABLE t(x)")
-            try db.execute(sql: "INSERT INTO t VALUES (1)")
-        }
-    }
-
+/// DatabasePool: the non-blocking tryRead, read isolation, and waiting reads woken by check-ins (on the suite's
+/// pool of two readers).
+extension DatabasePoolTests {
     /// Holds `count` readers of `pool` in other threads until `release` is called.
     final class HeldReaders: Sendable {
         private let release = DispatchSemaphore(value: 0)
