@@ -13,8 +13,8 @@ import Glibc
 ///
 /// One repeating timer per loop enforces every connection's deadlines (`Connection.handleTick`).
 ///
-/// `@unchecked Sendable`: `connections`, `nextToken` and `stopped` are read and written only on `queue`; the rest
-/// is immutable.
+/// `@unchecked Sendable`: `connections`, `nextToken`, `stopped` and `onClosed` are read and written only on `queue`
+/// (the sources' handlers run there); the rest is immutable.
 final class EventLoop: @unchecked Sendable {
     let queue: DispatchQueue
     private let epollFD: Int32
@@ -23,6 +23,8 @@ final class EventLoop: @unchecked Sendable {
     private var connections: [UInt64: Connection] = [:]
     private var nextToken: UInt64 = 1
     private var stopped = false
+    /// Called once the epoll descriptor is closed (set by `stop`).
+    private var onClosed: (@Sendable () -> Void)?
     /// Ready events taken per `epoll_wait`.
     private static let batchSize: Int32 = 128
 
@@ -32,9 +34,15 @@ final class EventLoop: @unchecked Sendable {
         epollFD = try SystemCall.check("epoll_create1") { cep_create() }
         source = DispatchSource.makeReadSource(fileDescriptor: epollFD, queue: queue)
         ticker = DispatchSource.makeTimerSource(queue: queue)
-        source.setEventHandler { [unowned self] in drain() }
-        source.setCancelHandler { [epollFD] in SystemCall.close(epollFD) }
-        ticker.setEventHandler { [unowned self] in tick() }
+        source.setEventHandler { [weak self] in self?.drain() }
+        // A strong reference: the loop lives until it is stopped (the cancel handler is released after it runs),
+        // so closing the descriptor and reporting it never finds the loop gone.
+        source.setCancelHandler { [self] in
+            SystemCall.close(epollFD)
+            onClosed?()
+            onClosed = nil
+        }
+        ticker.setEventHandler { [weak self] in self?.tick() }
         ticker.schedule(deadline: .now() + tickInterval, repeating: tickInterval, leeway: tickInterval)
         source.activate()
         ticker.activate()
@@ -45,11 +53,16 @@ final class EventLoop: @unchecked Sendable {
         ticker.schedule(deadline: .now() + interval, repeating: interval, leeway: interval)
     }
 
-    /// Stops the loop's sources and closes the epoll descriptor; connections must be closed already. On `queue`.
-    func stop() {
+    /// Stops the loop's sources and closes the epoll descriptor, then calls `closed`; connections must be closed
+    /// already. On `queue`.
+    func stop(then closed: @escaping @Sendable () -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard !stopped else { return }
+        guard !stopped else {
+            closed()
+            return
+        }
         stopped = true
+        onClosed = closed
         ticker.cancel()
         source.cancel()
     }

@@ -133,7 +133,7 @@ public final class HTTPServer: Sendable {
             }
         } catch {
             for loop in eventLoops {
-                loop.queue.async { loop.stop() }
+                loop.queue.async { loop.stop {} }
             }
             state.withLock {
                 $0.phase = .created
@@ -269,7 +269,7 @@ public final class HTTPServer: Sendable {
 
     /// Stops gracefully: closes the listeners, closes idle connections, lets requests in progress finish (their
     /// responses get `Connection: close`) for up to `gracePeriod` (default: the configured one), then closes the
-    /// rest. `completion` runs once every listener and connection is closed; calling again just waits for that.
+    /// rest. `completion` runs once every listener, connection and event loop is closed; calling again just waits for that.
     public func shutdown(gracePeriod: Duration? = nil, completion: @escaping @Sendable () -> Void) {
         enum Step {
             case completeNow
@@ -313,22 +313,28 @@ public final class HTTPServer: Sendable {
     }
 
     private func checkShutdownComplete() {
-        let waiters = state.withLock { state -> [@Sendable () -> Void] in
-            guard state.phase == .shuttingDown, state.connections.isEmpty, state.openListeners == 0 else { return [] }
+        let finished = state.withLock { state -> (waiters: [@Sendable () -> Void], loops: [EventLoop])? in
+            guard state.phase == .shuttingDown, state.connections.isEmpty, state.openListeners == 0 else { return nil }
             state.phase = .stopped
             state.listeners = []
-            for loop in state.loops {
-                loop.queue.async { loop.stop() }
+            defer {
+                state.loops = []
+                state.shutdownWaiters = []
             }
-            state.loops = []
-            defer { state.shutdownWaiters = [] }
-            return state.shutdownWaiters
+            return (state.shutdownWaiters, state.loops)
         }
-        if !waiters.isEmpty {
+        guard let finished else { return }
+        // Shutdown is complete once the loops have closed their epoll descriptors too: a caller may count them.
+        let loopsClosed = DispatchGroup()
+        for loop in finished.loops {
+            loopsClosed.enter()
+            loop.queue.async { loop.stop { loopsClosed.leave() } }
+        }
+        loopsClosed.notify(queue: .global()) { [self] in
             // Handlers still running past the grace period finish on their threads, which then exit.
             handlerPool.stop()
             logger.info("shut down")
+            for waiter in finished.waiters { waiter() }
         }
-        for waiter in waiters { waiter() }
     }
 }
