@@ -18,13 +18,7 @@ extension Connection {
             let response = server.handler.handle(request)
             if case .stream(let produce) = response.body {
                 // Already off the loop: a producer may block here while the loop sends its output.
-                stream(
-                    response,
-                    produce: produce,
-                    method: request.method,
-                    version: request.version,
-                    keepAlive: keepAlive
-                )
+                stream(response, produce: produce, for: request, keepAlive: keepAlive)
             } else {
                 queue.async { [self] in
                     deliver(response, to: request, keepAlive: keepAlive)
@@ -41,13 +35,7 @@ extension Connection {
         case .stream(let produce):
             // A producer blocks in the writer until this queue has sent its output, so it must run elsewhere.
             server.handlerPool.submit { [self] in
-                stream(
-                    response,
-                    produce: produce,
-                    method: request.method,
-                    version: request.version,
-                    keepAlive: keepAlive
-                )
+                stream(response, produce: produce, for: request, keepAlive: keepAlive)
             }
         }
     }
@@ -109,10 +97,11 @@ extension Connection {
     private func stream(
         _ response: HTTPResponse,
         produce: @Sendable (HTTPBodyWriter) throws -> Void,
-        method: String,
-        version: HTTPVersion,
+        for request: HTTPRequest,
         keepAlive: Bool
     ) {
+        let method = request.method
+        let version = request.version
         let hasContent = !response.status.forbidsContent
         // HTTP/1.0 has no chunked coding (RFC 9112 §7.1): the body then ends when the connection closes.
         let chunked = version == .http1_1

@@ -101,9 +101,20 @@ public final class SQLiteService: HTTPHandler {
     // MARK: HTTPHandler
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        // `respond` always answers, so `answering` never gives nil here.
+        answering(request) { request, settings in respond(to: request, settings: settings) }
+            ?? Self.errorResponse(.internal())
+    }
+
+    /// Runs `respond` with the settings in force and, when it answers, records the request (metrics and its log
+    /// line) with the time it took: the one place both ``handle(_:)`` and ``handleOnEventLoop(_:)`` observe from.
+    func answering(
+        _ request: HTTPRequest,
+        _ respond: (HTTPRequest, ServiceSettings) -> ServiceResponse?
+    ) -> HTTPResponse? {
         let started = ContinuousClock.now
         let settings = self.settings
-        let handled = respond(to: request, settings: settings)
+        guard let handled = respond(request, settings) else { return nil }
         observe(
             request,
             response: handled.response,

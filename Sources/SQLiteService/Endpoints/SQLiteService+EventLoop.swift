@@ -29,20 +29,7 @@ extension SQLiteService {
     /// A request answered here is logged and counted in the metrics here; one given up is left entirely to
     /// ``handle(_:)``, so each request is recorded once.
     public func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
-        let started = ContinuousClock.now
-        let settings = self.settings
-        guard let handled = respondOnEventLoop(to: request, settings: settings) else {
-            return nil
-        }
-        observe(
-            request,
-            response: handled.response,
-            errorCode: handled.errorCode,
-            tokenName: handled.tokenName,
-            duration: ContinuousClock.now - started,
-            options: settings.options
-        )
-        return handled.response
+        answering(request) { request, settings in respondOnEventLoop(to: request, settings: settings) }
     }
 
     /// ``respond(to:settings:)`` for the event loop: the same answers, or nil where ``handle(_:)`` must answer.
@@ -108,13 +95,7 @@ extension SQLiteService {
         limits: ServiceLimits,
         metrics: ServiceMetrics?
     ) throws(APIError) -> HTTPResponse? {
-        let request = try RequestDecoder().decodeQuery(body)
-        var context = RequestContext(
-            options: request.options,
-            limits: limits,
-            allowsSavepoints: false,
-            requiresReadOnly: true
-        )
+        var (request, context) = try Self.decodeQuery(body, limits: limits)
         let requestDeadline = context.deadline
         let budgetDeadline = min(requestDeadline, .now + Self.eventLoopBudget)
         let output: [UInt8]? = try tryOnReader(metrics: metrics, isolation: Self.isolation(of: request)) {

@@ -4,13 +4,7 @@ import SQLiteEngine
 extension SQLiteService {
     /// `POST /query`: one read-only statement on a reader connection.
     func query(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
-        let request = try RequestDecoder().decodeQuery(body)
-        var context = RequestContext(
-            options: request.options,
-            limits: limits,
-            allowsSavepoints: false,
-            requiresReadOnly: true
-        )
+        var (request, context) = try Self.decodeQuery(body, limits: limits)
         let output: [UInt8] = try onReader(metrics: metrics, isolation: Self.isolation(of: request)) {
             db throws(APIError) in
             var writer = JSONWriter()
@@ -20,6 +14,21 @@ extension SQLiteService {
             return writer.bytes
         }
         return Self.jsonResponse(output)
+    }
+
+    /// A `/query` body decoded, with the context its statement runs in (read-only, no savepoints).
+    static func decodeQuery(
+        _ body: [UInt8],
+        limits: ServiceLimits
+    ) throws(APIError) -> (QueryRequest, RequestContext) {
+        let request = try RequestDecoder().decodeQuery(body)
+        let context = RequestContext(
+            options: request.options,
+            limits: limits,
+            allowsSavepoints: false,
+            requiresReadOnly: true
+        )
+        return (request, context)
     }
 
     /// How a `/query` reads: a statement run once is its own read transaction (one statement, one snapshot, so no
