@@ -11,11 +11,12 @@ import Glibc
 /// `maxBufferedBytes` behind, new lines are dropped and counted, and a notice with the count is written once the
 /// reader catches up: the server keeps serving rather than wait for its log.
 ///
-/// Lines are written within moments, not at once: ``flush()`` waits until everything appended so far is written
-/// (the daemon calls it before exiting). A crash loses what was still buffered.
+/// Lines are written within moments, not at once: ``flush(timeout:)`` waits until everything appended so far is
+/// written, or for a few seconds at most (the daemon calls it before exiting). A crash loses what was still
+/// buffered.
 ///
 /// `@unchecked Sendable`: the mutable state lives behind `mutex` (a pthread mutex with two condition variables; the
-/// writer waits on one, ``flush()`` on the other).
+/// writer waits on one, ``flush(timeout:)`` on the other).
 final class LogSink: @unchecked Sendable {
     private let fd: Int32
     private let maxBufferedBytes: Int
@@ -66,14 +67,29 @@ final class LogSink: @unchecked Sendable {
         }
     }
 
-    /// Waits until every line appended before the call is written (or found unwritable).
-    func flush() {
+    /// Waits until every line appended before the call is written (or found unwritable), for at most `timeout`:
+    /// a log reader that has stopped reading must not hold up a start, a reload or an exit for ever.
+    ///
+    /// - Returns: false when the time ran out first.
+    @discardableResult
+    func flush(timeout: Duration = .seconds(5)) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        var deadline = timespec(
+            tv_sec: now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000,
+            tv_nsec: nanoseconds % 1_000_000_000
+        )
         pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         let target = appended
         while written < target {
-            pthread_cond_wait(progress, mutex)
+            if pthread_cond_timedwait(progress, mutex, &deadline) == ETIMEDOUT {
+                return written >= target
+            }
         }
-        pthread_mutex_unlock(mutex)
+        return true
     }
 
     /// Writes what is buffered, then ends the writer thread; later lines are dropped.

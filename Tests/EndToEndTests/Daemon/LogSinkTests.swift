@@ -64,6 +64,30 @@ import Glibc
         #expect(next == [2_000, 2_000, 2_000, 2_000])
     }
 
+    /// A flush gives up, reporting it, when the reader has stopped reading (so a stuck log reader cannot hold up
+    /// an exit), and succeeds once the reader drains the pipe.
+    @Test(.timeLimit(.minutes(1))) func flush_givesUpOnAStalledReader() throws {
+        let (readEnd, writeEnd) = try Self.makePipe()
+        let sink = LogSink(fd: writeEnd, maxBufferedBytes: 1 << 20) { "dropped \($0)\n" }
+        let line = String(repeating: "z", count: 999) + "\n"
+        for _ in 0..<200 {  // 200 KB: more than the pipe holds
+            sink.append(line)
+        }
+        #expect(sink.flush(timeout: .milliseconds(200)) == false)
+        let done = DispatchSemaphore(value: 0)
+        let output = Mutex<String?>(nil)
+        Thread {
+            output.withLock { $0 = Self.readAll(readEnd) }
+            done.signal()
+        }.start()
+        #expect(sink.flush(timeout: .seconds(30)))
+        sink.close()
+        close(writeEnd)
+        done.wait()
+        close(readEnd)
+        #expect(try #require(output.withLock { $0 }).split(separator: "\n").count == 200)
+    }
+
     /// When nobody reads, appending never blocks: lines past the buffer limit are dropped and counted, and once
     /// the reader reads again a notice gives the count, after the lines that were kept.
     @Test func stalledReader_dropsAndCountsInsteadOfBlocking() throws {
