@@ -51,13 +51,10 @@ import Glibc
             """.write(to: file, atomically: true, encoding: .utf8)
         }
         try writeConfig(TokenRole.allCases)
-        let notify = try NotifySocket(path: directory.path("notify").path)
-        let daemon = try DaemonProcess(
+        let (daemon, notify) = try DaemonProcess.startedReady(
             arguments: ["serve", "--config", file.path],
-            environment: ["NOTIFY_SOCKET": notify.address],
-            directory: directory.url
+            in: directory
         )
-        try notify.waitFor("READY=1")
         let url = try #require(try daemon.waitForListeners().first)
         let client = try HTTPTestClient(baseURL: url)
         let create = #"{"sql": "CREATE TABLE t(x)"}"#
@@ -155,13 +152,10 @@ import Glibc
         let file = directory.path("sqlited.yaml")
         let database = directory.path("db.sqlite").path
         try "auth:\n  tokens:\n\(Self.tokenEntries([.read]))".write(to: file, atomically: true, encoding: .utf8)
-        let notify = try NotifySocket(path: directory.path("notify").path)
-        let daemon = try DaemonProcess(
+        let (daemon, notify) = try DaemonProcess.startedReady(
             arguments: ["serve", "--config", file.path, "--host", "0.0.0.0", "--port", "0", "--database", database],
-            environment: ["NOTIFY_SOCKET": notify.address],
-            directory: directory.url
+            in: directory
         )
-        try notify.waitFor("READY=1")
         let url = try #require(try daemon.waitForListeners().first)
         let client = try HTTPTestClient(baseURL: url.replacingOccurrences(of: "0.0.0.0", with: "127.0.0.1"))
         let query = #"{"sql": "SELECT 1"}"#

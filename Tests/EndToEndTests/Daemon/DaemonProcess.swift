@@ -145,3 +145,21 @@ final class DaemonProcess {
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }
+
+extension DaemonProcess {
+    /// Starts the daemon with `NOTIFY_SOCKET` set to a socket of the test's own and waits for its `READY=1`; the
+    /// socket is returned for the test to wait for later messages (a reload's `RELOADING=1`, `READY=1`).
+    static func startedReady(
+        arguments: [String],
+        in directory: TemporaryDirectory
+    ) throws -> (daemon: DaemonProcess, notify: NotifySocket) {
+        let notify = try NotifySocket(path: directory.path("notify").path)
+        let daemon = try DaemonProcess(
+            arguments: arguments,
+            environment: ["NOTIFY_SOCKET": notify.address],
+            directory: directory.url
+        )
+        try notify.waitFor("READY=1")
+        return (daemon, notify)
+    }
+}

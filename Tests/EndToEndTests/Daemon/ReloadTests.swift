@@ -18,13 +18,10 @@ import Glibc
             try ("database:\n  path: \"\(database)\"\n" + text).write(to: file, atomically: true, encoding: .utf8)
         }
         try writeConfig("listen:\n  port: 0\nlimits:\n  max_rows: 100\nlog:\n  level: info\n")
-        let notify = try NotifySocket(path: directory.path("notify").path)
-        let daemon = try DaemonProcess(
+        let (daemon, notify) = try DaemonProcess.startedReady(
             arguments: ["serve", "--config", file.path],
-            environment: ["NOTIFY_SOCKET": notify.address],
-            directory: directory.url
+            in: directory
         )
-        try notify.waitFor("READY=1")
         let url = try #require(try daemon.waitForListeners().first)
         let client = try HTTPTestClient(baseURL: url)
         #expect(try client.postJSON("/update", text: #"{"sql": "CREATE TABLE t(x)"}"#).status == 200)
@@ -65,13 +62,10 @@ import Glibc
         let file = directory.path("sqlited.yaml")
         let token = "reload-secret-0123456789abcdef"
         try "listen:\n  port: 0\n".write(to: file, atomically: true, encoding: .utf8)
-        let notify = try NotifySocket(path: directory.path("notify").path)
-        let daemon = try DaemonProcess(
+        let (daemon, notify) = try DaemonProcess.startedReady(
             arguments: ["--config", file.path, "--database", directory.path("db.sqlite").path],
-            environment: ["NOTIFY_SOCKET": notify.address],
-            directory: directory.url
+            in: directory
         )
-        try notify.waitFor("READY=1")
         let hash = TokenStore.sha256Hex(of: token)
         try "listen:\n  port: 0\nauth:\n  tokens: [\"ci:write:\(hash)\"]\n".write(
             to: file,
