@@ -179,7 +179,7 @@ final class Connection: @unchecked Sendable {
         do {
             if parser.phase == .idle {
                 // A limit change (SIGHUP reload) applies from the next request.
-                limits = server.currentLimits
+                limits = loop.limits
                 parser.limits = limits
             }
             result = try withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { buffer in

@@ -13,7 +13,8 @@ import Glibc
 ///
 /// One repeating timer per loop enforces every connection's deadlines (`Connection.handleTick`).
 ///
-/// `@unchecked Sendable`: `connections`, `nextToken`, `stopped` and `onClosed` are read and written only on `queue`
+/// `@unchecked Sendable`: `connections`, `nextToken`, `stopped`, `limits` and `onClosed` are read and written only
+/// on `queue`
 /// (the sources' handlers run there); the rest is immutable.
 final class EventLoop: @unchecked Sendable {
     let queue: DispatchQueue
@@ -23,13 +24,17 @@ final class EventLoop: @unchecked Sendable {
     private var connections: [UInt64: Connection] = [:]
     private var nextToken: UInt64 = 1
     private var stopped = false
+    /// The limits a request starting now gets: a copy of the server's, pushed by `setLimits` (reading the
+    /// server's shared copy under its lock for every request contended between loops).
+    private(set) var limits: HTTPLimits
     /// Called once the epoll descriptor is closed (set by `stop`).
     private var onClosed: (@Sendable () -> Void)?
     /// Ready events taken per `epoll_wait`.
     private static let batchSize: Int32 = 128
 
     /// Creates a loop; `tickInterval` is how often deadlines are checked.
-    init(index: Int, tickInterval: DispatchTimeInterval) throws(HTTPServerError) {
+    init(index: Int, limits: HTTPLimits, tickInterval: DispatchTimeInterval) throws(HTTPServerError) {
+        self.limits = limits
         queue = DispatchQueue(label: "sqlited.http.loop.\(index)")
         epollFD = try SystemCall.check("epoll_create1") { cep_create() }
         source = DispatchSource.makeReadSource(fileDescriptor: epollFD, queue: queue)
@@ -48,8 +53,10 @@ final class EventLoop: @unchecked Sendable {
         ticker.activate()
     }
 
-    /// Changes how often deadlines are checked (after a limits change).
-    func setTickInterval(_ interval: DispatchTimeInterval) {
+    /// Takes new limits (for requests that start from now on) and how often to check deadlines. On `queue`.
+    func setLimits(_ limits: HTTPLimits, tickInterval interval: DispatchTimeInterval) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        self.limits = limits
         ticker.schedule(deadline: .now() + interval, repeating: interval, leeway: interval)
     }
 

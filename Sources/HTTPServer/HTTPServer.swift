@@ -82,9 +82,17 @@ public final class HTTPServer: Sendable {
     /// limits; existing keep-alive connections pick them up at their next request).
     public func setLimits(_ newLimits: HTTPLimits) {
         limits.withLock { $0 = newLimits }
-        let interval = Self.tickInterval(for: newLimits)
-        for loop in loops.withLock({ $0 }) {
-            loop.queue.async { loop.setTickInterval(interval) }
+        refreshLimits(of: loops.withLock { $0 })
+    }
+
+    /// Has each loop take the limits in force when it gets to it: of several updates racing, the last to run reads
+    /// the newest limits, whatever order they were queued in.
+    private func refreshLimits(of loops: [EventLoop]) {
+        for loop in loops {
+            loop.queue.async { [self] in
+                let latest = currentLimits
+                loop.setLimits(latest, tickInterval: Self.tickInterval(for: latest))
+            }
         }
     }
 
@@ -114,7 +122,7 @@ public final class HTTPServer: Sendable {
         do {
             let interval = Self.tickInterval(for: currentLimits)
             for index in 0..<max(1, configuration.eventLoopCount) {
-                eventLoops.append(try EventLoop(index: index, tickInterval: interval))
+                eventLoops.append(try EventLoop(index: index, limits: currentLimits, tickInterval: interval))
             }
             for address in configuration.listeners {
                 let (fd, bound) = try Socket.listen(on: address, backlog: backlog)
@@ -146,6 +154,8 @@ public final class HTTPServer: Sendable {
             throw error
         }
         loops.withLock { $0 = eventLoops }
+        // A `setLimits` that ran while the loops were being made did not reach them.
+        refreshLimits(of: eventLoops)
         state.withLock {
             $0.listeners = listeners
             $0.loops = eventLoops
