@@ -76,7 +76,7 @@ import Testing
         try pool.read { db in
             #expect(try db.int64(sql: "SELECT count(*) FROM t") == 1)  // takes the snapshot
             let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            onNewThread {
                 try? pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
                 done.signal()
             }
@@ -98,7 +98,7 @@ import Testing
         let writeFailure = Mutex<String?>(nil)
         let commits = Atomic<Int>(0)
         let writerDone = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        onNewThread {
             while !stop.load(ordering: .relaxed) {
                 do {
                     try pool.writeInTransaction { db in
@@ -114,7 +114,9 @@ import Testing
             writerDone.signal()
         }
         // Let the writer get going so that the backups copy a database that is changing.
-        while commits.load(ordering: .relaxed) < 50, writeFailure.withLock({ $0 }) == nil {}
+        while commits.load(ordering: .relaxed) < 50, writeFailure.withLock({ $0 }) == nil {
+            usleep(1000)
+        }
         var copies: [String] = []
         for index in 0..<5 {
             let destination = directory.path("copy-\(index).sqlite")

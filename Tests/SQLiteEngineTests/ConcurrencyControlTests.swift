@@ -124,7 +124,7 @@ import Testing
             return arguments[0]
         }
         let handle = db.interruptHandle
-        DispatchQueue.global().async {
+        onNewThread {
             running.wait()
             handle.interrupt()
         }

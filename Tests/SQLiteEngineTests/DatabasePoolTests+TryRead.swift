@@ -19,7 +19,7 @@ extension DatabasePoolTests {
             let inside = DispatchGroup()
             for _ in 0..<count {
                 inside.enter()
-                DispatchQueue.global().async(group: done) { [release] in
+                onNewThread(group: done) { [release] in
                     _ = try? pool.read { _ in
                         inside.leave()
                         release.wait()
@@ -69,7 +69,7 @@ extension DatabasePoolTests {
         let pool = self.pool
         func commitElsewhere() {
             let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            onNewThread {
                 _ = try? pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
                 done.signal()
             }
@@ -99,7 +99,7 @@ extension DatabasePoolTests {
         let pool = self.pool
         let result = Mutex<Int64?>(nil)
         let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        onNewThread {
             let value = try? pool.read { db in try db.int64(sql: "SELECT 42") }
             result.withLock { $0 = value ?? nil }
             finished.signal()
@@ -120,7 +120,7 @@ extension DatabasePoolTests {
         let pool = self.pool
         let failure = Mutex<DatabaseError?>(nil)
         let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        onNewThread {
             let error = databaseError { try pool.read { _ in } }
             failure.withLock { $0 = error }
             finished.signal()

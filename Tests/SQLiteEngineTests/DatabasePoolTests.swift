@@ -37,7 +37,7 @@ import Testing
             let before = try db.int64(sql: "SELECT count(*) FROM t")
             let done = DispatchSemaphore(value: 0)
             let writeError = Mutex<(any Error)?>(nil)
-            DispatchQueue.global().async {
+            onNewThread {
                 do {
                     try pool.writeInTransaction { db in
                         try db.execute(sql: "INSERT INTO t VALUES (2)")
@@ -80,7 +80,7 @@ import Testing
         let holding = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        onNewThread {
             _ = try? pool.read { _ in
                 holding.signal()
                 release.wait()
@@ -108,7 +108,7 @@ import Testing
         let done = DispatchGroup()
         let pool = self.pool
         for _ in 0..<2 {
-            DispatchQueue.global().async(group: done) {
+            onNewThread(group: done) {
                 _ = try? pool.read { db in
                     bothInside.leave()
                     release.wait()

@@ -91,7 +91,7 @@ import Testing
             }
         }
         let handle = queue.interruptHandle
-        DispatchQueue.global().async {
+        onNewThread {
             running.wait()
             handle.interrupt()
         }

@@ -27,7 +27,7 @@ import Testing
         defer { watchdog.cancel() }
         let stderrData = Mutex(Data())
         let stderrDone = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        onNewThread {
             let data = err.fileHandleForReading.readDataToEndOfFile()
             stderrData.withLock { $0 = data }
             stderrDone.signal()

@@ -76,7 +76,7 @@ import Testing
         let failures = Mutex<[Int]>([])
         let done = DispatchSemaphore(value: 0)
         let service = fixture.service
-        DispatchQueue.global().async {
+        onNewThread {
             let body = #"""
                 {"statements": [{"sql": "INSERT INTO t(x, pad) VALUES (1, randomblob(3000))"},
                                 {"sql": "INSERT INTO t(x, pad) VALUES (-1, randomblob(3000))"}]}
@@ -97,7 +97,9 @@ import Testing
             }
             done.signal()
         }
-        while writes.load(ordering: .relaxed) < 30 {}
+        while writes.load(ordering: .relaxed) < 30 {
+            usleep(1000)
+        }
         var responses: [HTTPResponse] = []
         for _ in 0..<3 {
             responses.append(fixture.send("POST", "/backup"))

@@ -174,7 +174,7 @@ import Testing
         let done = DispatchGroup()
         for _ in 0..<2 {
             inside.enter()
-            DispatchQueue.global().async(group: done) {
+            onNewThread(group: done) {
                 _ = try? pool.read { _ in
                     inside.leave()
                     release.wait()
