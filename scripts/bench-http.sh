@@ -417,6 +417,8 @@ cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null ||
 echo
 echo "## HTTP benchmarks ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 echo
+UPDATE_NOTE="; updates use synchronous=FULL"
+[[ $BENCH_LAYOUT == shared ]] || UPDATE_NOTE=""
 if [[ $BENCH_LAYOUT == pinned ]]; then
     layout="the server under test pinned to CPU 0 (taskset -c 0), wrk to CPU 1 (taskset -c 1)"
 else
@@ -424,7 +426,7 @@ else
 fi
 echo "wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${DURATION}s --latency on 127.0.0.1, $BENCH_RUNS runs per row (median of each figure); $(nproc) CPUs (${cpu:-unknown CPU})," \
     "$layout. Database: $(stat -f -c %T "$WORK") file system," \
-    "WAL; t has 100000 rows; updates use synchronous=FULL. reference = Benchmarks/http/reference-server.c" \
+    "WAL; t has 100000 rows${UPDATE_NOTE}. reference = Benchmarks/http/reference-server.c" \
     "($(nproc) worker threads). Load average before: $LOAD_BEFORE, after: $LOAD_AFTER."
 echo
 echo "| server | workload | requests/s | p50 ms | p99 ms | peak RSS MiB | errors | vs reference |"
