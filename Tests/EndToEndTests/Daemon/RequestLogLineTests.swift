@@ -14,6 +14,14 @@ import Glibc
         .init(method: "POST", path: "/query", status: 200, duration: .microseconds(51), bytes: 123, tokenName: nil),
         .init(method: "GET", path: "/health", status: 503, duration: .zero, bytes: nil, tokenName: "ops"),
         .init(
+            method: "DELETE",
+            path: "/schema/t",
+            status: 200,
+            duration: .seconds(12) + .microseconds(345_678),
+            bytes: 1_234_567,
+            tokenName: "app"
+        ),
+        .init(
             method: "POST",
             path: "/schema/two words",
             status: 404,
