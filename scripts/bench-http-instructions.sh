@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # User-space instructions per POST /query request, sqlited vs the C reference server, under valgrind's callgrind.
+# sqlited is measured twice: at its defaults (the request log at `info`, stderr to a file) and with the request log
+# off (`--log-level warning`).
 #
 # Usage: scripts/bench-http-instructions.sh [requests]     (measured requests, default 2000)
 #
@@ -70,12 +72,19 @@ measure() {
 cp "$WORK/base.sqlite" "$WORK/reference.sqlite"
 port=$(free_port)
 reference=$(measure reference "$port" "$WORK/reference-server" query "$port" "$WORK/reference.sqlite")
-cp "$WORK/base.sqlite" "$WORK/sqlited.sqlite"
+cp "$WORK/base.sqlite" "$WORK/defaults.sqlite"
 port=$(free_port)
-sqlited=$(measure sqlited "$port" "$WORK/sqlited" --database "$WORK/sqlited.sqlite" --host 127.0.0.1 \
+defaults=$(measure defaults "$port" "$WORK/sqlited" --database "$WORK/defaults.sqlite" --host 127.0.0.1 --port "$port")
+lines=$(grep -c ': request ' "$WORK/defaults.log" || true)
+((lines >= REQUESTS)) || { echo "$0: expected request log lines at the defaults, found $lines" >&2; exit 1; }
+cp "$WORK/base.sqlite" "$WORK/logoff.sqlite"
+port=$(free_port)
+logoff=$(measure logoff "$port" "$WORK/sqlited" --database "$WORK/logoff.sqlite" --host 127.0.0.1 \
     --port "$port" --log-level warning)
 
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "| server | user-space instructions per POST /query | vs reference |"
 echo "|---|---:|---:|"
-echo "| sqlited | $sqlited | $(awk -v a="$sqlited" -v b="$reference" 'BEGIN { printf "%.2f", a / b }') |"
+echo "| sqlited, defaults (request log at info, to a file) | $defaults | $(ratio "$defaults" "$reference") |"
+echo "| sqlited, request log off (--log-level warning) | $logoff | $(ratio "$logoff" "$reference") |"
 echo "| reference | $reference | 1.00 |"

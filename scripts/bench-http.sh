@@ -2,7 +2,19 @@
 # HTTP load benchmarks: sqlited against C reference servers, measured with wrk on loopback.
 #
 # Usage: scripts/bench-http.sh [seconds]        (seconds per wrk run, default 10)
+#        BENCH_LAYOUT=shared scripts/bench-http.sh [seconds]
 #
+# BENCH_LAYOUT=pinned (the default, the headline figure): POST /query only, the server under test pinned to CPU 0
+# (`taskset -c 0`) and `wrk -t1 -c64` pinned to CPU 1, so that the server's cost per request on one core is what is
+# measured (with both sharing both cores, the load generator's own limits hide it). Three servers, one after the
+# other, BENCH_RUNS rounds each, medians reported:
+#   sqlited-defaults  sqlited at its defaults: the request log at `info`, stderr to a file (as under systemd, where
+#                     journald reads it; a file keeps journald's own cost out of the figure)
+#   sqlited-log-off   the same build with the request log off (`--log-level warning`)
+#   reference         Benchmarks/http/reference-server.c query
+# Each server keeps its default thread count (one event loop / worker per online CPU, so two on this core).
+#
+# BENCH_LAYOUT=shared: every workload, wrk and the servers sharing the machine's cores (no pinning).
 # Pairs measured (each server started fresh on a free 127.0.0.1 port, checked for a correct answer, loaded
 # with `wrk -t2 -c64 -d${seconds}s --latency` BENCH_RUNS times, its peak RSS read from /proc, then stopped):
 #   query   sqlited POST /query          vs  reference-server query   (Benchmarks/http/query.lua)
@@ -16,20 +28,33 @@
 #                           checkout's .build/release.
 #   BENCH_WORKDIR=DIR       where the databases and logs go (default: a new directory under ${TMPDIR:-/tmp}).
 #                           The update workload fsyncs every commit, so the file system of DIR matters.
-#   WRK_THREADS, WRK_CONNECTIONS  wrk's -t and -c (default 2 and 64).
+#   WRK_THREADS, WRK_CONNECTIONS  wrk's -t and -c (default 1 pinned, 2 shared; and 64).
 #   BENCH_RUNS=N            wrk runs per server and workload, back to back on the same server (default 3); the
 #                           table shows the median of each figure over the runs.
 #
-# wrk and the servers share the machine's cores (no taskset pinning): the figures are for comparing the
-# servers with each other on this machine, not absolute capacities.
+# In the shared layout wrk and the servers share the machine's cores (no taskset pinning): the figures are for
+# comparing the servers with each other on this machine, not absolute capacities.
 set -euo pipefail
+
+BENCH_LAYOUT=${BENCH_LAYOUT:-pinned}
+case $BENCH_LAYOUT in
+pinned | shared) ;;
+*)
+    echo "BENCH_LAYOUT must be pinned or shared" >&2
+    exit 2
+    ;;
+esac
 
 DURATION=${1:-10}
 if ! [[ $DURATION =~ ^[1-9][0-9]*$ ]]; then
     echo "usage: $0 [seconds]   (a positive whole number of seconds per wrk run)" >&2
     exit 2
 fi
-WRK_THREADS=${WRK_THREADS:-2}
+if [[ $BENCH_LAYOUT == pinned ]]; then
+    WRK_THREADS=${WRK_THREADS:-1}
+else
+    WRK_THREADS=${WRK_THREADS:-2}
+fi
 WRK_CONNECTIONS=${WRK_CONNECTIONS:-64}
 BENCH_RUNS=${BENCH_RUNS:-3}
 if ! [[ $BENCH_RUNS =~ ^[1-9][0-9]*$ ]]; then
@@ -43,6 +68,19 @@ WORK=${BENCH_WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/sqlited-bench-http.XXXXXX")}
 mkdir -p "$WORK"
 
 log() { echo "bench-http: $*" >&2; }
+
+# The pinned layout's CPU prefixes (empty arrays in the shared layout).
+SERVER_PIN=()
+WRK_PIN=()
+if [[ $BENCH_LAYOUT == pinned ]]; then
+    if (($(nproc) < 2)); then
+        echo "BENCH_LAYOUT=pinned needs 2 CPUs (one for the server, one for wrk); this machine has $(nproc)" >&2
+        exit 1
+    fi
+    command -v taskset >/dev/null || { echo "taskset (util-linux) is required for BENCH_LAYOUT=pinned" >&2; exit 1; }
+    SERVER_PIN=(taskset -c 0)
+    WRK_PIN=(taskset -c 1)
+fi
 
 # ------------------------------------------------------------------ cleanup: stop only what we started
 
@@ -109,7 +147,9 @@ if [[ -n ${BENCH_BIN_DIR:-} ]]; then
     log "using sqlited binaries from $SWIFT_BIN (BENCH_BIN_DIR)"
 elif command -v swift >/dev/null; then
     if [[ ${BENCH_NO_SWIFT_BUILD:-0} != 1 ]]; then
-        for product in sqlited sqlited-http-bench; do
+        PRODUCTS=(sqlited sqlited-http-bench)
+        [[ $BENCH_LAYOUT == shared ]] || PRODUCTS=(sqlited)
+        for product in "${PRODUCTS[@]}"; do
             log "swift build -c release --product $product (log: $WORK/build-$product.log)"
             if ! (cd "$ROOT" && swift build -c release --product "$product") >"$WORK/build-$product.log" 2>&1; then
                 SKIPPED[$product]="release build failed or product missing: $(grep -m1 -E 'error' "$WORK/build-$product.log" | cut -c1-200)"
@@ -221,7 +261,7 @@ run_case() {
     local url="http://127.0.0.1:$port" slug="${server// /_}-$workload"
     local server_log=$WORK/$slug.server.log wrk_log=$WORK/$slug.wrk.log
     log "[$server / $workload] starting on port $port"
-    "$@" >"$server_log" 2>&1 &
+    "${SERVER_PIN[@]}" "$@" >"$server_log" 2>&1 &
     SERVER_PID=$!
     local i ready=0
     for ((i = 0; i < 150; i++)); do # up to 15 s to start answering
@@ -249,7 +289,7 @@ run_case() {
     for ((run = 1; run <= BENCH_RUNS; run++)); do
         log "[$server / $workload] run $run/$BENCH_RUNS: wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${DURATION}s"
         local run_log=$wrk_log.$run
-        if ! timeout $((DURATION + 60)) wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${DURATION}s" --latency \
+        if ! timeout $((DURATION + 60)) "${WRK_PIN[@]}" wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"${DURATION}s" --latency \
             -s "$BENCH/$lua" "$url" >"$run_log" 2>&1; then
             wrk_ok=0
             cp "$run_log" "$wrk_log"
@@ -316,38 +356,59 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 SQLITED=$SWIFT_BIN/sqlited
 HTTP_BENCH=$SWIFT_BIN/sqlited-http-bench
 
-for workload in query update; do
+if [[ $BENCH_LAYOUT == pinned ]]; then
     if [[ -n ${SKIPPED[sqlited]:-} ]]; then
-        NOTES+=("sqlited ($workload): skipped, ${SKIPPED[sqlited]}.")
-        ROWS+=("sqlited|$workload|—|—|—|—|—")
+        for server in sqlited-defaults sqlited-log-off; do
+            NOTES+=("$server (query): skipped, ${SKIPPED[sqlited]}.")
+            ROWS+=("$server|query|—|—|—|—|—")
+        done
     else
-        db=$(fresh_db "sqlited-$workload")
+        db=$(fresh_db sqlited-defaults)
         port=$(free_port)
-        # --log-level warning: no per-request log line, as the reference servers write none.
-        run_case sqlited "$workload" "$workload.lua" "$port" \
+        # The defaults: the request log at info, written to stderr, which run_case sends to a file.
+        run_case sqlited-defaults query query.lua "$port" "$SQLITED" --database "$db" --host 127.0.0.1 --port "$port"
+        db=$(fresh_db sqlited-log-off)
+        port=$(free_port)
+        run_case sqlited-log-off query query.lua "$port" \
             "$SQLITED" --database "$db" --host 127.0.0.1 --port "$port" --log-level warning
     fi
-    db=$(fresh_db "reference-$workload")
+    db=$(fresh_db reference-query)
     port=$(free_port)
-    run_case reference "$workload" "$workload.lua" "$port" "$REFERENCE" "$workload" "$port" "$db"
-done
+    run_case reference query query.lua "$port" "$REFERENCE" query "$port" "$db"
+else
+    for workload in query update; do
+        if [[ -n ${SKIPPED[sqlited]:-} ]]; then
+            NOTES+=("sqlited ($workload): skipped, ${SKIPPED[sqlited]}.")
+            ROWS+=("sqlited|$workload|—|—|—|—|—")
+        else
+            db=$(fresh_db "sqlited-$workload")
+            port=$(free_port)
+            # --log-level warning: no per-request log line, as the reference servers write none.
+            run_case sqlited "$workload" "$workload.lua" "$port" \
+                "$SQLITED" --database "$db" --host 127.0.0.1 --port "$port" --log-level warning
+        fi
+        db=$(fresh_db "reference-$workload")
+        port=$(free_port)
+        run_case reference "$workload" "$workload.lua" "$port" "$REFERENCE" "$workload" "$port" "$db"
+    done
 
-if [[ -n ${SKIPPED[sqlited-http-bench]:-} ]]; then
-    NOTES+=("sqlited-http-bench (static): skipped, ${SKIPPED[sqlited-http-bench]}.")
-    ROWS+=("sqlited-http-bench|static|—|—|—|—|—")
-else
+    if [[ -n ${SKIPPED[sqlited-http-bench]:-} ]]; then
+        NOTES+=("sqlited-http-bench (static): skipped, ${SKIPPED[sqlited-http-bench]}.")
+        ROWS+=("sqlited-http-bench|static|—|—|—|—|—")
+    else
+        port=$(free_port)
+        run_case sqlited-http-bench static static.lua "$port" "$HTTP_BENCH" --port "$port"
+    fi
+    if [[ -n $NGINX ]]; then
+        port=$(free_port)
+        run_case nginx static static.lua "$port" start_nginx "$port"
+    else
+        NOTES+=("nginx (static): skipped, nginx is not installed and apt-get could not install nginx-light.")
+        ROWS+=("nginx|static|—|—|—|—|—")
+    fi
     port=$(free_port)
-    run_case sqlited-http-bench static static.lua "$port" "$HTTP_BENCH" --port "$port"
+    run_case reference static static.lua "$port" "$REFERENCE" static "$port"
 fi
-if [[ -n $NGINX ]]; then
-    port=$(free_port)
-    run_case nginx static static.lua "$port" start_nginx "$port"
-else
-    NOTES+=("nginx (static): skipped, nginx is not installed and apt-get could not install nginx-light.")
-    ROWS+=("nginx|static|—|—|—|—|—")
-fi
-port=$(free_port)
-run_case reference static static.lua "$port" "$REFERENCE" static "$port"
 
 # ------------------------------------------------------------------ report
 
@@ -356,9 +417,16 @@ cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null ||
 echo
 echo "## HTTP benchmarks ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 echo
+UPDATE_NOTE="; updates use synchronous=FULL"
+[[ $BENCH_LAYOUT == shared ]] || UPDATE_NOTE=""
+if [[ $BENCH_LAYOUT == pinned ]]; then
+    layout="the server under test pinned to CPU 0 (taskset -c 0), wrk to CPU 1 (taskset -c 1)"
+else
+    layout="shared by wrk and the server under test (no pinning)"
+fi
 echo "wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d${DURATION}s --latency on 127.0.0.1, $BENCH_RUNS runs per row (median of each figure); $(nproc) CPUs (${cpu:-unknown CPU})," \
-    "shared by wrk and the server under test (no pinning). Database: $(stat -f -c %T "$WORK") file system," \
-    "WAL; t has 100000 rows; updates use synchronous=FULL. reference = Benchmarks/http/reference-server.c" \
+    "$layout. Database: $(stat -f -c %T "$WORK") file system," \
+    "WAL; t has 100000 rows${UPDATE_NOTE}. reference = Benchmarks/http/reference-server.c" \
     "($(nproc) worker threads). Load average before: $LOAD_BEFORE, after: $LOAD_AFTER."
 echo
 echo "| server | workload | requests/s | p50 ms | p99 ms | peak RSS MiB | errors | vs reference |"
@@ -375,6 +443,12 @@ for row in "${ROWS[@]}"; do
     echo "| $server | $workload | $rps | $p50 | $p99 | $rss | $errors | $ratio |"
 done
 echo
+if [[ -n ${RPS["sqlited-defaults|query"]:-} && -n ${RPS["sqlited-log-off|query"]:-} ]]; then
+    echo "sqlited-defaults = the request log at info, to a file; sqlited-log-off = --log-level warning." \
+        "Defaults vs log off: $(awk -v a="${RPS["sqlited-defaults|query"]}" -v b="${RPS["sqlited-log-off|query"]}" \
+            'BEGIN { printf "%.2f", a / b }')× the requests/s."
+    echo
+fi
 echo "errors = wrk socket errors + non-2xx/3xx answers. vs reference = requests/s divided by the reference" \
     "server's for the same workload. Peak RSS = VmHWM of the server process (for nginx, master + workers)."
 if ((${#NOTES[@]} > 0)); then

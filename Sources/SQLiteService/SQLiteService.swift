@@ -13,6 +13,8 @@ public final class SQLiteService: HTTPHandler {
     public let version: String
     let pool: DatabasePool
     let logger: Logger
+    /// `logger`'s handler when it writes request log lines itself (the daemon's does), looked up once.
+    let requestLogHandler: (any RequestLogHandler)?
     /// Limits, options, tokens and availability, read once per request (see ``settings``).
     private let currentSettings: ReadWriteLock<ServiceSettings>
     /// Held while a `POST /backup` runs, so that backups run one at a time.
@@ -36,6 +38,7 @@ public final class SQLiteService: HTTPHandler {
         self.pool = pool
         self.version = version
         self.logger = logger
+        self.requestLogHandler = logger.handler as? any RequestLogHandler
         self.currentSettings = ReadWriteLock(
             ServiceSettings(limits: limits, options: options, tokens: nil, isAvailable: false)
         )
@@ -197,8 +200,10 @@ public final class SQLiteService: HTTPHandler {
 
     /// The path cut short and stripped of control characters, for messages.
     static func printable(_ path: String) -> String {
-        // The usual case, short and printable ASCII already, is returned as it is (this runs for every request).
-        if path.utf8.count <= 200, path.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+        // The usual case, short and printable ASCII already, is returned as it is (this runs for every request, so
+        // the bytes are checked in place rather than through the UTF-8 view's iterator).
+        var path = path
+        if path.withUTF8({ $0.count <= 200 && !$0.contains { $0 < 0x20 || $0 >= 0x7F } }) {
             return path
         }
         let clipped = path.unicodeScalars.prefix(200).filter { $0.value >= 0x20 && $0.value != 0x7F }

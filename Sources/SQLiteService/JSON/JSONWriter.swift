@@ -123,18 +123,25 @@ public struct JSONWriter: Sendable {
         let quoted = asStringIfUnsafe && (value > Self.maxSafeInteger || value < -Self.maxSafeInteger)
         if quoted { bytes.append(UInt8(ascii: "\"")) }
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        // Digits are formed right to left in a stack buffer (20 fit any UInt64) and appended in one copy.
+        Self.withDecimalDigits(value.magnitude) { bytes.append(contentsOf: $0) }
+        if quoted { bytes.append(UInt8(ascii: "\"")) }
+    }
+
+    /// Calls `body` with the decimal digits of `value`, formed in a stack buffer (also used by the daemon's request
+    /// log line).
+    @inlinable
+    public static func withDecimalDigits<R>(_ value: UInt64, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        // Digits are formed right to left (20 fit any UInt64) and handed over in one piece.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var magnitude = value.magnitude
+            var magnitude = value
             var first = 20
             repeat {
                 first -= 1
                 digits[first] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
                 magnitude /= 10
             } while magnitude != 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first..<20]))
+            return body(UnsafeBufferPointer(rebasing: digits[first..<20]))
         }
-        if quoted { bytes.append(UInt8(ascii: "\"")) }
     }
 
     /// Writes a floating-point number as the shortest text that reads back as the same double.

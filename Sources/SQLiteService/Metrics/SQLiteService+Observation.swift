@@ -37,21 +37,21 @@ extension SQLiteService {
                 metrics.recordFailure(code: code)
             }
         }
-        // The path and status only: never the query string, the body or header fields, which may carry bound
-        // values or tokens.
-        logger.log(
-            level: options.requestLogLevel,
-            "request",
-            metadata: [
-                "method": "\(Self.printable(request.method))",
-                "path": "\(Self.printable(request.path))",
-                "status": "\(status)",
-                "duration_ms": "\(Self.milliseconds(duration))",
-                "bytes": "\(bytes.map(String.init) ?? "-")",
-                // The token's configured name, never the token.
-                "token": "\(tokenName ?? "-")",
-            ]
+        let level = options.requestLogLevel
+        guard logger.logLevel <= level else { return }
+        let entry = RequestLogEntry(
+            method: Self.printable(request.method),
+            path: Self.printable(request.path),
+            status: status,
+            duration: duration,
+            bytes: bytes,
+            tokenName: tokenName
         )
+        if let requestLogHandler {
+            requestLogHandler.logRequest(entry, level: level)
+        } else {
+            logger.log(level: level, RequestLogEntry.message, metadata: entry.metadata)
+        }
     }
 
     /// Runs `body` on `db` and adds the statement cache lookups it made to `metrics`.
@@ -83,11 +83,4 @@ extension SQLiteService {
         return code
     }
 
-    /// Milliseconds with three decimals, as text.
-    private static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        let fraction = String(microseconds % 1000)
-        return "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
-    }
 }

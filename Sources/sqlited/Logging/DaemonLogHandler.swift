@@ -37,19 +37,24 @@ struct DaemonLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
+        write(level: event.level, message: event.message, metadata: event.metadata)
+    }
+
+    /// Formats one line with the handler's metadata, the provider's and the event's, and writes it.
+    func write(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?) {
         var merged: Logger.Metadata
         if metadata.isEmpty && metadataProvider == nil {
             // The request log's case: only the event's own metadata, used as it is.
-            merged = event.metadata ?? [:]
+            merged = extra ?? [:]
         } else {
             merged = metadata
             if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
-            if let extra = event.metadata { merged.merge(extra) { $1 } }
+            if let extra { merged.merge(extra) { $1 } }
         }
         let line = Self.line(
-            level: event.level,
+            level: level,
             label: label,
-            message: "\(event.message)",
+            message: "\(message)",
             metadata: merged,
             format: format
         )
@@ -82,7 +87,7 @@ struct DaemonLogHandler: LogHandler {
         }
     }
 
-    private static func text(_ value: Logger.Metadata.Value) -> String {
+    static func text(_ value: Logger.Metadata.Value) -> String {
         let text: String
         if case .string(let string) = value {
             text = string

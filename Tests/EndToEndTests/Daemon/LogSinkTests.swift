@@ -64,6 +64,76 @@ import Glibc
         #expect(next == [2_000, 2_000, 2_000, 2_000])
     }
 
+    /// Reads from `fd` until `count` lines have arrived (or the stream ends), without closing it.
+    static func readLines(_ fd: Int32, count lines: Int) -> [Substring] {
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while data.lazy.filter({ $0 == UInt8(ascii: "\n") }).count < lines {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            data.append(contentsOf: chunk[0..<count])
+        }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+    }
+
+    /// Lines are written without a flush once the writer's batch interval is over: nothing but the writer's own
+    /// timed wait brings them out (no flush, no close, no buffer large enough to wake it).
+    @Test(.timeLimit(.minutes(1))) func lines_areWrittenByTheTimerWithoutAFlush() throws {
+        let (readEnd, writeEnd) = try Self.makePipe()
+        defer {
+            close(readEnd)
+            close(writeEnd)
+        }
+        let sink = LogSink(fd: writeEnd, batchInterval: .milliseconds(50)) { "dropped \($0)\n" }
+        for index in 0..<100 {
+            sink.append("line \(index)\n")
+        }
+        let lines = Self.readLines(readEnd, count: 100)
+        #expect(lines == (0..<100).map { "line \($0)" })
+        // A second burst after the writer parked again (it had nothing left to write) is written too.
+        sink.append("again\n")
+        #expect(Self.readLines(readEnd, count: 1) == ["again"])
+        sink.close()
+    }
+
+    /// A buffer past `wakeBytes` wakes the writer before its batch interval (here an hour) is over.
+    @Test(.timeLimit(.minutes(1))) func aLargeBuffer_wakesTheWriterBeforeTheInterval() throws {
+        let (readEnd, writeEnd) = try Self.makePipe()
+        defer {
+            close(readEnd)
+            close(writeEnd)
+        }
+        let sink = LogSink(fd: writeEnd, batchInterval: .seconds(3600), wakeBytes: 1000) { "dropped \($0)\n" }
+        let line = String(repeating: "w", count: 99) + "\n"
+        for _ in 0..<20 {  // 2,000 bytes
+            sink.append(line)
+        }
+        let lines = Self.readLines(readEnd, count: 10)
+        #expect(lines.count >= 10)
+        #expect(lines.allSatisfy { $0 == line.dropLast() })
+        sink.close()
+    }
+
+    /// A flush (the daemon's, at exit and at reload) writes what is buffered at once, without waiting for the
+    /// batch interval (here an hour); the sink keeps working afterwards, and `close` writes the rest.
+    @Test(.timeLimit(.minutes(1))) func flush_writesAtOnceWithoutWaitingForTheInterval() throws {
+        let (readEnd, writeEnd) = try Self.makePipe()
+        let sink = LogSink(fd: writeEnd, batchInterval: .seconds(3600)) { "dropped \($0)\n" }
+        for index in 0..<50 {
+            sink.append("first \(index)\n")
+        }
+        #expect(sink.flush(timeout: .seconds(30)))
+        #expect(Self.readLines(readEnd, count: 50) == (0..<50).map { "first \($0)" })
+        sink.append("second\n")
+        #expect(sink.flush(timeout: .seconds(30)))
+        #expect(Self.readLines(readEnd, count: 1) == ["second"])
+        sink.append("last\n")
+        sink.close()
+        close(writeEnd)
+        #expect(Self.readAll(readEnd) == "last\n")
+        close(readEnd)
+    }
+
     /// A flush gives up, reporting it, when the reader has stopped reading (so a stuck log reader cannot hold up
     /// an exit), and succeeds once the reader drains the pipe.
     @Test(.timeLimit(.minutes(1))) func flush_givesUpOnAStalledReader() throws {

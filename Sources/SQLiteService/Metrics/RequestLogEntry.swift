@@ -1,0 +1,57 @@
+public import Logging
+
+/// The fields of one request log line: the path and status only, never the query string, the body or header
+/// fields, which may carry bound values or tokens.
+public struct RequestLogEntry: Sendable {
+    /// The request's method, printable ASCII (see ``SQLiteService/printable(_:)``).
+    public let method: String
+    /// The request's path without its query string, printable (see ``SQLiteService/printable(_:)``).
+    public let path: String
+    public let status: Int
+    public let duration: Duration
+    /// The response body's length; nil for a streamed body.
+    public let bytes: Int?
+    /// The configured name of the token that was used, never the token.
+    public let tokenName: String?
+
+    public init(method: String, path: String, status: Int, duration: Duration, bytes: Int?, tokenName: String?) {
+        self.method = method
+        self.path = path
+        self.status = status
+        self.duration = duration
+        self.bytes = bytes
+        self.tokenName = tokenName
+    }
+
+    /// The line's message.
+    public static let message: Logger.Message = "request"
+
+    /// The duration in whole microseconds (the line shows milliseconds with three decimals).
+    public var microseconds: Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    }
+
+    /// The fields as swift-log metadata, for log handlers without a request log path of their own.
+    public var metadata: Logger.Metadata {
+        let microseconds = microseconds
+        let fraction = String(microseconds % 1000)
+        let milliseconds = "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        return [
+            "method": "\(method)",
+            "path": "\(path)",
+            "status": "\(status)",
+            "duration_ms": "\(milliseconds)",
+            "bytes": "\(bytes.map(String.init) ?? "-")",
+            "token": "\(tokenName ?? "-")",
+        ]
+    }
+}
+
+/// A log handler that writes request log lines straight from their fields, once per request, instead of through
+/// `Logger.log` with a metadata dictionary built, sorted and formatted for every request. Its lines must read
+/// exactly as the ones `log(event:)` writes for ``RequestLogEntry/message`` with ``RequestLogEntry/metadata``.
+public protocol RequestLogHandler: LogHandler {
+    /// Writes `entry`'s line at `level` (the caller has checked `logLevel`).
+    func logRequest(_ entry: RequestLogEntry, level: Logger.Level)
+}

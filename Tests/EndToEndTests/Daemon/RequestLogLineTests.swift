@@ -1,0 +1,81 @@
+import Logging
+import SQLiteService
+import Testing
+
+@testable import sqlited
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's own request log path writes exactly the line the general path writes for the same fields.
+@Suite struct RequestLogLineTests {
+    static let entries: [RequestLogEntry] = [
+        .init(method: "POST", path: "/query", status: 200, duration: .microseconds(51), bytes: 123, tokenName: nil),
+        .init(method: "GET", path: "/health", status: 503, duration: .zero, bytes: nil, tokenName: "ops"),
+        .init(
+            method: "DELETE",
+            path: "/schema/t",
+            status: 200,
+            duration: .seconds(12) + .microseconds(345_678),
+            bytes: 1_234_567,
+            tokenName: "app"
+        ),
+        .init(
+            method: "POST",
+            path: "/schema/two words",
+            status: 404,
+            duration: .milliseconds(12_345) + .microseconds(678),
+            bytes: 0,
+            tokenName: "say \"hi\""
+        ),
+        .init(method: "GET", path: "/tâble", status: 200, duration: .nanoseconds(999), bytes: 7, tokenName: ""),
+        .init(
+            method: "GET",
+            path: "/del\u{7F}",
+            status: 400,
+            duration: .seconds(2) + .microseconds(5),
+            bytes: 1,
+            tokenName: "line\u{2028}break"
+        ),
+    ]
+
+    /// For each entry: the line written through `logRequest` (the daemon's path, bytes straight to the sink) equals
+    /// `DaemonLogHandler.line` for the entry's metadata (the general path, what `Logger.log` writes).
+    @Test(.timeLimit(.minutes(1))) func logRequest_writesTheSameLineAsTheGeneralPath() throws {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
+        let sink = LogSink(fd: fds[1]) { "dropped \($0)\n" }
+        let handler = DaemonLogHandler(
+            label: "sqlited",
+            format: .text,
+            levelControl: LogLevelControl(.info),
+            sink: sink
+        )
+        var expected = ""
+        for (index, entry) in Self.entries.enumerated() {
+            let level: Logger.Level = index % 2 == 0 ? .info : .notice
+            handler.logRequest(entry, level: level)
+            expected += DaemonLogHandler.line(
+                level: level,
+                label: "sqlited",
+                message: "request",
+                metadata: entry.metadata,
+                format: .text
+            )
+        }
+        #expect(sink.flush(timeout: .seconds(30)))
+        sink.close()
+        let lines = LogSinkTests.readLines(fds[0], count: Self.entries.count)
+        #expect(lines.joined(separator: "\n") + "\n" == expected)
+        #expect(
+            expected.hasPrefix(
+                "info sqlited: request bytes=123 duration_ms=0.051 method=POST path=/query status=200 token=-\n"
+            )
+        )
+    }
+}
