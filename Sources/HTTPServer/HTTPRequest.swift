@@ -76,7 +76,8 @@ public struct HTTPRequest: Sendable {
         get { storage.method }
         set { mutableStorage().method = newValue }
     }
-    /// The request target as sent: origin-form (`/path?query`) or `*` for `OPTIONS`.
+    /// The request target in origin-form (`/path?query`; an absolute-form target is given as its origin-form) or `*`
+    /// for `OPTIONS`.
     public var target: String {
         get { storage.target }
         set { mutableStorage().target = newValue }

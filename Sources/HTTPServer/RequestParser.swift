@@ -92,6 +92,8 @@ struct RequestParser {
     private var requestLineSeen = false
     private var method = ""
     private var target = ""
+    /// The authority of an absolute-form target, validated in place of the `Host` field's value.
+    private var absoluteAuthority: Substring?
     private var rawPath = ""
     private var path = ""
     private var query: [(name: String, value: String)] = []
@@ -315,8 +317,12 @@ struct RequestParser {
         if target == "*" {
             guard method == "OPTIONS" else { throw .badRequest("asterisk-form target is only allowed for OPTIONS") }
         } else if !target.hasPrefix("/") {
-            // absolute-form (RFC 9112 §3.2.2) is meant for proxies; this server only takes origin-form.
-            throw .badRequest("request target must be in origin-form (start with \"/\")")
+            // absolute-form (RFC 9112 §3.2.2): a server MUST accept it; it is served as its origin-form.
+            guard let absolute = RequestTarget.absoluteForm(target) else {
+                throw .badRequest("request target must be origin-form (\"/path\") or an absolute http URI")
+            }
+            absoluteAuthority = absolute.authority
+            target = absolute.originForm
         }
     }
 
@@ -388,7 +394,13 @@ struct RequestParser {
         let framing = FramingFields(headers)
         if framing.hosts.count > 1 { throw .badRequest("more than one Host header field") }
         if version == .http1_1 && framing.hosts.isEmpty { throw .badRequest("missing Host header field") }
-        if let host = framing.hosts.first, !host.utf8.allSatisfy(Self.isHostCharacter) {
+        // RFC 9112 §3.2.2: with an absolute-form target the Host field's value is ignored and the target's
+        // authority stands in its place (the field must still be present on HTTP/1.1, and only once).
+        if let authority = absoluteAuthority {
+            guard HostSyntax.isValid(authority.utf8, allowingEmpty: false) else {
+                throw .badRequest("invalid authority in the request target")
+            }
+        } else if let host = framing.hosts.first, !HostSyntax.isValid(host.utf8, allowingEmpty: true) {
             throw .badRequest("invalid Host header field")
         }
 
@@ -484,8 +496,10 @@ struct RequestParser {
         let digits = line.prefix { ASCII.isHexDigit($0) }
         guard !digits.isEmpty else { throw .badRequest("invalid chunk size") }
         let significant = digits.drop { $0 == UInt8(ascii: "0") }
-        // 15 hex digits fit in Int64 without overflow; anything longer is certainly over the body limit.
-        guard significant.count <= 15 else { throw .payloadTooLarge(limit: activeLimits.maxBodySize) }
+        // A size that does not fit in 63 bits is no size at all: a framing error (400), not a large body (413).
+        guard significant.count <= 16, significant.count < 16 || ASCII.hexValue(significant.first!)! < 8 else {
+            throw .badRequest("invalid chunk size: too large to represent")
+        }
         var size = 0
         for byte in significant { size = size << 4 | Int(ASCII.hexValue(byte)!) }
         // RFC 9112 §7.1.1: chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ).
@@ -497,18 +511,6 @@ struct RequestParser {
             }
         }
         return size
-    }
-
-    private static func isHostCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
-            UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
-            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
-            UInt8(ascii: "%"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
-            true
-        default: false
-        }
     }
 
     // MARK: - Completion
@@ -540,6 +542,7 @@ struct RequestParser {
         requestLineSeen = false
         method = ""
         target = ""
+        absoluteAuthority = nil
         // Most requests carry a handful of fields: one allocation instead of growing 1, 2, 4, 8.
         headers = HTTPHeaders(capacity: 8)
         trailers = HTTPHeaders()

@@ -1,5 +1,25 @@
 /// Splitting and percent-decoding of an origin-form request target (RFC 9112 §3.2.1, RFC 3986 §2.1).
 enum RequestTarget {
+    /// An absolute-form target (RFC 9112 §3.2.2, `http://host:8080/path?query`) split into its authority and the
+    /// origin-form target it stands for (`/path?query`; `/` when the path is empty); nil when it is not an `http`
+    /// or `https` URI with an authority, or when the authority carries user information (RFC 9110 §4.2.4).
+    static func absoluteForm(_ target: String) -> (authority: Substring, originForm: String)? {
+        let bytes = target.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let scheme = target[..<colon].lowercased()
+        guard scheme == "http" || scheme == "https" else { return nil }
+        let afterColon = target[target.index(after: colon)...]
+        guard afterColon.hasPrefix("//") else { return nil }
+        let hierarchy = afterColon.dropFirst(2)
+        let authorityEnd =
+            hierarchy.utf8.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") })
+            ?? hierarchy.endIndex
+        let authority = hierarchy[..<authorityEnd]
+        guard !authority.utf8.contains(UInt8(ascii: "@")) else { return nil }
+        let rest = hierarchy[authorityEnd...]
+        return (authority, rest.hasPrefix("/") ? String(rest) : "/" + rest)
+    }
+
     static func split(_ target: String) -> (rawPath: String, rawQuery: String?) {
         // Searched as bytes: a Character search walks grapheme clusters and cost more than parsing the line.
         let bytes = target.utf8

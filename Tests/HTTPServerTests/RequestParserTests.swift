@@ -276,9 +276,30 @@ let parserCases: [ParserCase] = [
         "POST / HTTP/1.1\r\n\(host)Content-Length: 11534336\r\n\r\n",
         [.reject(413)]
     ),
+    // A size too large to represent is a framing error; one that parses and is only over the limit is 413.
     ParserCase(
         "chunk size overflow",
         "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFFFF\r\n",
+        [.reject(400)]
+    ),
+    ParserCase(
+        "chunk size of 21 hex digits",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n100000000000000000000\r\n",
+        [.reject(400)]
+    ),
+    ParserCase(
+        "chunk size over 63 bits",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n8000000000000000\r\n",
+        [.reject(400)]
+    ),
+    ParserCase(
+        "largest representable chunk size is over the limit",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n7FFFFFFFFFFFFFFF\r\n",
+        [.reject(413)]
+    ),
+    ParserCase(
+        "chunk size over the body limit",
+        "POST / HTTP/1.1\r\n\(host)Transfer-Encoding: chunked\r\n\r\n000FFFFFFF\r\n",
         [.reject(413)]
     ),
     ParserCase(
@@ -337,13 +358,51 @@ let parserCases: [ParserCase] = [
     ParserCase("missing Host on HTTP/1.1", "GET / HTTP/1.1\r\n\r\n", [.reject(400)]),
     ParserCase("two Host fields", "GET / HTTP/1.1\r\n\(host)\(host)\r\n", [.reject(400)]),
     ParserCase("invalid Host value", "GET / HTTP/1.1\r\nHost: a b\r\n\r\n", [.reject(400)]),
+    // Host = uri-host [ ":" port ] (RFC 9112 §3.2).
+    ParserCase("Host with port", "GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n", [ok()]),
+    ParserCase("Host IPv6 literal", "GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n", [ok()]),
+    ParserCase("Host IPv6 literal with port", "GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n", [ok()]),
+    ParserCase("Host percent-encoded", "GET / HTTP/1.1\r\nHost: ex%41mple.com\r\n\r\n", [ok()]),
+    ParserCase("Host empty value", "GET / HTTP/1.1\r\nHost:\r\n\r\n", [ok()]),
+    ParserCase("Host with two colons", "GET / HTTP/1.1\r\nHost: a:b:c\r\n\r\n", [.reject(400)]),
+    ParserCase("Host port not digits", "GET / HTTP/1.1\r\nHost: example.com:80x\r\n\r\n", [.reject(400)]),
+    ParserCase("Host empty port", "GET / HTTP/1.1\r\nHost: example.com:\r\n\r\n", [.reject(400)]),
+    ParserCase("Host port out of range", "GET / HTTP/1.1\r\nHost: example.com:65536\r\n\r\n", [.reject(400)]),
+    ParserCase("Host port only", "GET / HTTP/1.1\r\nHost: :8080\r\n\r\n", [.reject(400)]),
+    ParserCase("Host bad IPv6 literal", "GET / HTTP/1.1\r\nHost: [zz]\r\n\r\n", [.reject(400)]),
+    ParserCase("Host unclosed IPv6 literal", "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n", [.reject(400)]),
+    ParserCase("Host broken escape", "GET / HTTP/1.1\r\nHost: ex%4\r\n\r\n", [.reject(400)]),
+    ParserCase("Host with a slash", "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", [.reject(400)]),
     ParserCase("HTTP/2.0", "GET / HTTP/2.0\r\n\(host)\r\n", [.reject(505)]),
     ParserCase("HTTP/0.9 version", "GET / HTTP/0.9\r\n\(host)\r\n", [.reject(505)]),
     ParserCase("lowercase http/1.1", "GET / http/1.1\r\n\(host)\r\n", [.reject(400)]),
     ParserCase("two-digit version", "GET / HTTP/11.1\r\n\(host)\r\n", [.reject(400)]),
     ParserCase("missing version", "GET /\r\n\(host)\r\n", [.reject(400)]),
     ParserCase("trailing space after version", "GET / HTTP/1.1 \r\n\(host)\r\n", [.reject(400)]),
-    ParserCase("absolute-form target", "GET http://example.com/ HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
+    // Absolute-form targets (RFC 9112 §3.2.2): served as their origin-form; the authority is validated in place of
+    // the Host field's value, which is ignored (the field itself is still required on HTTP/1.1).
+    ParserCase("absolute-form target", "GET http://example.com/ HTTP/1.1\r\n\(host)\r\n", [ok()]),
+    ParserCase(
+        "absolute-form with path, query and port",
+        "GET http://127.0.0.1:8080/health?x=1 HTTP/1.1\r\n\(host)\r\n",
+        [ok("GET", "/health")]
+    ),
+    ParserCase("absolute-form without a path", "GET HTTP://Example.COM:80 HTTP/1.1\r\n\(host)\r\n", [ok()]),
+    ParserCase("absolute-form with a query only", "GET http://h?q=1 HTTP/1.1\r\n\(host)\r\n", [ok()]),
+    ParserCase("absolute-form https", "GET https://[::1]:8443/a%20b HTTP/1.1\r\n\(host)\r\n", [ok("GET", "/a b")]),
+    ParserCase("absolute-form ignores the Host value", "GET http://h/ HTTP/1.1\r\nHost: a:b:c\r\n\r\n", [ok()]),
+    ParserCase(
+        "absolute-form on HTTP/1.0",
+        "GET http://h/x HTTP/1.0\r\n\r\n",
+        [ok("GET", "/x", keepAlive: false, version: .http1_0)]
+    ),
+    ParserCase("absolute-form without Host on 1.1", "GET http://example.com/ HTTP/1.1\r\n\r\n", [.reject(400)]),
+    ParserCase("absolute-form other scheme", "GET ftp://example.com/ HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
+    ParserCase("absolute-form with userinfo", "GET http://u:p@example.com/ HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
+    ParserCase("absolute-form invalid authority", "GET http://a:b:c/ HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
+    ParserCase("absolute-form empty host", "GET http:///x HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
+    ParserCase("absolute-form without //", "GET http:/x HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
+    ParserCase("relative target without a slash", "GET example.com/ HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
     ParserCase("space in target", "GET /a b HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
     ParserCase("double space after method", "GET  / HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
     ParserCase("tab as separator", "GET\t/ HTTP/1.1\r\n\(host)\r\n", [.reject(400)]),
