@@ -177,6 +177,9 @@ public final class SQLiteService: HTTPHandler {
                 try Self.requireGet(request)
                 return try tableSchema(String(path.dropFirst("/schema/".count)), metrics: metrics)
             }
+            if path.hasPrefix("/admin/"), let response = try maintenanceResponse(request, metrics: metrics) {
+                return response
+            }
             throw Self.noEndpoint(request)
         }
     }

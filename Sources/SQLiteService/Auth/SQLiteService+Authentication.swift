@@ -25,7 +25,7 @@ extension SQLiteService {
         case "/update", "/batch", "/transaction": .write
         case "/backup", "/metrics": .admin
         default:
-            path.hasPrefix("/backup/") || path.hasPrefix("/metrics/") ? .admin : .read
+            path.hasPrefix("/backup/") || path.hasPrefix("/metrics/") || path.hasPrefix("/admin/") ? .admin : .read
         }
     }
 

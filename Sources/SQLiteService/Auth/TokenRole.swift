@@ -2,7 +2,7 @@
 ///
 /// - `read`: the GET endpoints (`/schema`, `/schema/{table}`) and `POST /query`.
 /// - `write`: adds `POST /update`, `/batch` and `/transaction`.
-/// - `admin`: adds `/backup` and `/metrics`.
+/// - `admin`: adds `/backup`, `/metrics` and the maintenance endpoints under `/admin/`.
 ///
 /// `GET /health` needs no token at all, so that load balancers can probe it.
 public enum TokenRole: String, Sendable, Hashable, CaseIterable, Comparable {

@@ -21,7 +21,7 @@ extension SQLiteService {
     /// ``eventLoopBudget``; `GET`/`HEAD` `/health`, `/schema` and `/schema/{table}` (the schema ones under the same
     /// conditions); and every error that needs no database (unknown path, wrong method, wrong content type,
     /// malformed JSON or request for `/query`, missing or insufficient credentials). Given to ``handle(_:)``:
-    /// `/update`, `/batch`, `/transaction` and `/backup` (they wait for the writer or write files), `/metrics` (it
+    /// `/update`, `/batch`, `/transaction`, `/backup` and `/admin/…` (they wait for the writer or write files), `/metrics` (it
     /// calls back into the HTTP server for its connection count and `stat`s files), and anything that failed with a
     /// server-side (5xx) error here, such as a busy reader: ``handle(_:)`` answers those, waiting where it may.
     ///
@@ -84,6 +84,8 @@ extension SQLiteService {
                     try Self.tableSchemaBody(name, db)
                 }
             }
+            // Maintenance waits for the writer and may run for minutes: a handler thread answers it.
+            if path.hasPrefix("/admin/") { return nil }
             throw Self.noEndpoint(request)
         }
     }

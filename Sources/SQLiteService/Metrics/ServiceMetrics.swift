@@ -44,6 +44,8 @@ public final class ServiceMetrics: Sendable {
     private let openConnections: CoreMetrics.Gauge
     private let databaseSize: CoreMetrics.Gauge
     private let walSize: CoreMetrics.Gauge
+    /// Checkpoints, `VACUUM` and `PRAGMA optimize` runs.
+    let maintenance: MaintenanceMetrics
 
     /// A series' labels; the endpoint as its index in ``endpointLabels`` (two integers hash far faster than a
     /// string, and this is looked up once per request).
@@ -61,6 +63,7 @@ public final class ServiceMetrics: Sendable {
     /// create a series per path they make up.
     static let endpoints: [String] = [
         "/query", "/update", "/batch", "/transaction", "/health", "/schema", "/metrics", "/backup",
+        "/admin/vacuum", "/admin/checkpoint", "/admin/optimize",
     ]
 
     /// Every `endpoint` label: the endpoints, then `/schema/{table}` and `other`.
@@ -88,6 +91,7 @@ public final class ServiceMetrics: Sendable {
         openConnections = CoreMetrics.Gauge(label: "sqlited_http_open_connections", factory: factory)
         databaseSize = CoreMetrics.Gauge(label: "sqlited_database_size_bytes", factory: factory)
         walSize = CoreMetrics.Gauge(label: "sqlited_wal_size_bytes", factory: factory)
+        maintenance = MaintenanceMetrics(factory: factory)
     }
 
     /// Sets where the open connection count comes from (the HTTP server's `openConnectionCount`); read at each
