@@ -18,6 +18,7 @@ struct SqlitedCommand: ParsableCommand {
         version: "sqlited \(version) (SQLite \(sqliteLibraryVersion))",
         subcommands: [
             ServeCommand.self, CheckConfigCommand.self, BackupCommand.self, MigrateCommand.self, HashTokenCommand.self,
+            VacuumCommand.self, CheckpointCommand.self, OptimizeCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

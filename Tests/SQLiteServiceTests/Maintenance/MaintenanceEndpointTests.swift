@@ -165,3 +165,10 @@ extension ServiceMetrics {
         String(decoding: render(), as: UTF8.self)
     }
 }
+
+/// The maintenance endpoints need the admin role.
+@Test func maintenanceEndpoints_needTheAdminRole() {
+    for path in ["/admin/vacuum", "/admin/checkpoint", "/admin/optimize", "/admin/unknown"] {
+        #expect(SQLiteService.requiredRole(forPath: path) == .admin)
+    }
+}
