@@ -25,6 +25,8 @@ final class Daemon: Sendable {
     let pool: DatabasePool
     let service: SQLiteService
     let server: HTTPServer
+    /// Automatic checkpoints and `PRAGMA optimize`; stopped before the database closes.
+    let maintenance: MaintenanceScheduler
     let logger: Logger
     let notifier: SystemdNotifier
     let levelControl: LogLevelControl
@@ -43,6 +45,7 @@ final class Daemon: Sendable {
         pool: DatabasePool,
         service: SQLiteService,
         server: HTTPServer,
+        maintenance: MaintenanceScheduler,
         logger: Logger,
         notifier: SystemdNotifier,
         levelControl: LogLevelControl,
@@ -53,6 +56,7 @@ final class Daemon: Sendable {
         self.pool = pool
         self.service = service
         self.server = server
+        self.maintenance = maintenance
         self.logger = logger
         self.notifier = notifier
         self.levelControl = levelControl
@@ -119,10 +123,12 @@ final class Daemon: Sendable {
         }
     }
 
-    /// Blocks until a stop signal has been handled and the server has closed every connection, then checkpoints
-    /// the WAL into the database file and closes it.
+    /// Blocks until a stop signal has been handled and the server has closed every connection, then runs
+    /// `PRAGMA optimize`, checkpoints the WAL into the database file and closes it.
     func waitUntilStopped() {
         stopped.wait()
+        maintenance.stop()
+        maintenance.optimizeBeforeClose()
         do {
             let (walFrames, checkpointed) = try pool.write { db in try db.checkpoint(.truncate) }
             logger.info("WAL checkpointed", metadata: ["frames": "\(walFrames)", "checkpointed": "\(checkpointed)"])

@@ -131,11 +131,19 @@ struct ServerRunner {
             )
         }
 
+        let maintenance = MaintenanceScheduler(
+            pool: pool,
+            schedule: configuration.maintenance,
+            metrics: service.options.metrics,
+            logger: logger
+        )
+        maintenance.start()
         let daemon = Daemon(
             runner: self,
             pool: pool,
             service: service,
             server: server,
+            maintenance: maintenance,
             logger: logger,
             notifier: notifier,
             levelControl: levelControl,
