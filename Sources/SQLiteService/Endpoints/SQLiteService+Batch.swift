@@ -64,10 +64,15 @@ extension SQLiteService {
                 if !sawStatement, (error as? DatabaseError)?.kind == .emptyStatement {
                     throw .invalidRequest("script holds no statement")
                 }
-                // Past a statement SQLite cannot parse there is no way to find
-                // where the next one starts: the script ends here even with
-                // continue_on_error.
                 try run.step { (_: inout JSONWriter) throws(APIError) in throw APIError(error, db: db) }
+                // A statement that failed after SQLite read it through (no such
+                // table or column, a policy denial) is stepped over with
+                // continue_on_error; past one SQLite cannot parse there is no
+                // way to find where the next one starts: the script ends here.
+                if run.continueOnError, statements.skipFailedStatement() {
+                    sawStatement = true
+                    continue
+                }
                 return
             }
             guard let statement = next else { break }
