@@ -14,6 +14,10 @@ final class Connection {
     var deadline: ContinuousClock.Instant?
     /// Set by the progress handler once `deadline` has passed, to tell a timeout from an interrupt.
     var deadlineExpired = false
+    /// The statements the engine prepared and has not finalized yet; ``Database/close()`` finalizes these, and only
+    /// these: a virtual table module (R*Tree, FTS5) keeps statements of its own on the connection and finalizes them
+    /// itself while the connection closes (finalizing them first made that close hang on a freed mutex).
+    var liveStatements = Set<OpaquePointer>()
 
     init(handle: OpaquePointer) {
         self.handle = handle

@@ -61,11 +61,13 @@ public final class Statement {
         self.sql = sqlite3_sql(handle).map { String(cString: $0) } ?? ""
         self.isReadOnly = sqlite3_stmt_readonly(handle) != 0
         self.parameterCount = Int(sqlite3_bind_parameter_count(handle))
+        connection.liveStatements.insert(handle)
     }
 
     deinit {
         // When the connection closed, it already finalized this statement.
         if connection.handle != nil {
+            connection.liveStatements.remove(handle)
             sqlite3_finalize(handle)
         }
     }
