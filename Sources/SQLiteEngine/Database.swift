@@ -18,6 +18,8 @@ public final class Database {
     var statementCache: StatementCache
     var savepointDepth = 0
     var authorizer: AuthorizerBox?
+    /// The record tables looked up so far, valid for one schema version (``recordTable(named:)``).
+    var recordTableCache = RecordTableCache()
     private var currentBusyTimeout: Duration
 
     /// Interrupts this connection's running statement from any thread; stays valid across close and reopen.
@@ -137,10 +139,12 @@ public final class Database {
         interruptHandle.detach()
         statementCache.removeAll()
         // Statements still referenced elsewhere (cursors, leaked Statement objects) are finalized here; their
-        // `connection.handle` becomes nil below, so they never touch the closed handle again.
-        while let statement = sqlite3_next_stmt(handle, nil) {
+        // `connection.handle` becomes nil below, so they never touch the closed handle again. Only the engine's own:
+        // virtual table modules finalize theirs while the connection closes.
+        for statement in connection.liveStatements {
             sqlite3_finalize(statement)
         }
+        connection.liveStatements.removeAll()
         let code = sqlite3_close_v2(handle)
         connection.handle = nil
         self.connection = nil

@@ -1,0 +1,46 @@
+/// The tables looked up by ``Database/recordTable(named:)``, for one schema version.
+struct RecordTableCache {
+    var schemaVersion: Int64 = -1
+    /// Keyed by the lowercased name asked for; nil caches "no such table".
+    var tables: [String: RecordTable?] = [:]
+}
+
+extension Database {
+    /// The table called `name` (matched ignoring ASCII case, as SQLite matches names), or nil when there is no such
+    /// table; views, virtual tables and SQLite's own `sqlite_` tables are not record tables.
+    ///
+    /// Looked up from SQLite itself (`sqlite_schema`, `pragma_table_info`) and cached on this connection until the
+    /// schema changes: each call reads `PRAGMA schema_version`, which any schema change (on any connection, a
+    /// migration, a `CREATE TABLE` through another writer) increments.
+    public func recordTable(named name: String) throws -> RecordTable? {
+        let version = try int64(sql: "PRAGMA schema_version") ?? 0
+        if recordTableCache.schemaVersion != version {
+            recordTableCache = RecordTableCache(schemaVersion: version)
+        }
+        let cacheKey = name.lowercased()
+        if let cached = recordTableCache.tables[cacheKey] {
+            return cached
+        }
+        let table = try storedRecordTableName(name).flatMap { stored in
+            try tableInfo(stored).map { RecordTable(name: stored, columns: $0) }
+        }
+        recordTableCache.tables[cacheKey] = .some(table)
+        return table
+    }
+
+    /// Every record table, in schema order.
+    public func recordTables() throws -> [RecordTable] {
+        let names = try fetchAll(sql: Self.recordTableQuery + " ORDER BY rowid").compactMap { $0.string(at: 0) }
+        return try names.compactMap { try recordTable(named: $0) }
+    }
+
+    private func storedRecordTableName(_ name: String) throws -> String? {
+        try string(sql: Self.recordTableQuery + " AND name = ?1 COLLATE NOCASE", arguments: [.text(name)])
+    }
+
+    /// Ordinary tables: not views, not virtual tables, not SQLite's own.
+    private static let recordTableQuery = """
+        SELECT name FROM sqlite_schema
+        WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'
+        """
+}
