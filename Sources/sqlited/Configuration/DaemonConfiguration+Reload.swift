@@ -39,6 +39,7 @@ extension DaemonConfiguration {
         restart("database.busy_timeout_ms", \.busyTimeout)
         restart("database.readers", \.readerCount)
         restart("database.statement_cache_size", \.statementCacheSize)
+        restart("database.group_commit", \.groupCommit)
         live("limits.max_body_size", \.httpLimits.maxBodySize)
         live("limits.max_head_size", \.httpLimits.maxHeadSize)
         live("limits.max_header_count", \.httpLimits.maxHeaderCount)

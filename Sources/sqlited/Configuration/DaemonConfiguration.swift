@@ -30,6 +30,8 @@ struct DaemonConfiguration: Sendable, Equatable {
     var busyTimeout: Duration
     var readerCount: Int
     var statementCacheSize: Int
+    /// `database.group_commit.*`.
+    var groupCommit: GroupCommitOptions
     var httpLimits: HTTPLimits
     var serviceLimits: ServiceLimits
     var shutdownTimeout: Duration
@@ -74,6 +76,7 @@ struct DaemonConfiguration: Sendable, Equatable {
         let busyTimeout = try values.int("database.busy_timeout_ms", default: 5000, range: 0...600_000)
         let readers = try values.int("database.readers", default: 4, range: 1...64)
         let cacheSize = try values.int("database.statement_cache_size", default: 64, range: 0...10_000)
+        let groupCommit = try Self.loadGroupCommit(from: values)
 
         var http = HTTPLimits()
         http.maxBodySize = try values.int("limits.max_body_size", default: http.maxBodySize, range: 1...(1 << 31))
@@ -172,6 +175,7 @@ struct DaemonConfiguration: Sendable, Equatable {
             busyTimeout: .milliseconds(busyTimeout),
             readerCount: readers,
             statementCacheSize: cacheSize,
+            groupCommit: groupCommit,
             httpLimits: http,
             serviceLimits: service,
             shutdownTimeout: .milliseconds(shutdownTimeout),
