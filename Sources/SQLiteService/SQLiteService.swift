@@ -19,6 +19,8 @@ public final class SQLiteService: HTTPHandler {
     private let currentSettings: ReadWriteLock<ServiceSettings>
     /// Held while a `POST /backup` runs, so that backups run one at a time.
     let backupSerializer = Mutex<Void>(())
+    /// Groups concurrent write requests into one transaction (see ``GroupCommitOptions``).
+    let groupCommitter = GroupCommitter()
 
     /// Creates the service.
     ///

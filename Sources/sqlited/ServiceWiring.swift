@@ -17,6 +17,7 @@ enum ServiceWiring {
         options.backupDirectory = configuration.backupDirectory
         options.requestLogLevel = configuration.requestLogLevel
         options.metrics = configuration.metricsEnabled ? ServiceMetrics(databasePath: configuration.databasePath) : nil
+        options.groupCommit = configuration.groupCommit
         let service = SQLiteService(
             pool: pool,
             limits: configuration.serviceLimits,

@@ -4,18 +4,25 @@ import SQLiteEngine
 extension SQLiteService {
     /// `POST /batch`: statements in order on the writer, each committing on its
     /// own, with no other request's statement in between.
+    ///
+    /// Inside a group (group commit) each statement runs in a savepoint of its own: a failing statement undoes
+    /// only itself.
     func batch(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
         let request = try RequestDecoder().decodeBatch(body)
         if case .statements(let statements) = request.body, statements.count > limits.maxStatements {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
         }
-        var context = RequestContext(
+        let context = RequestContext(
             options: request.options,
             limits: limits,
             allowsSavepoints: false,
             requiresReadOnly: false
         )
-        let output = try onWriter(metrics: metrics) { db throws(APIError) -> BatchRun in
+        let output = try onWriter(metrics: metrics, deadline: context.deadline, bytes: body.count) {
+            db throws(APIError) -> BatchRun in
+            // A copy per run: group commit may run the body again (see GroupCommitter).
+            var context = context
+            let grouped = db.isInTransaction
             var run = BatchRun(continueOnError: request.continueOnError)
             do throws(APIError) {
                 try db.withRequestDeadline(context.deadline) { () throws(APIError) in
@@ -24,14 +31,30 @@ extension SQLiteService {
                     case .statements(let statements):
                         for statement in statements {
                             try run.step { (writer: inout JSONWriter) throws(APIError) in
-                                try executor.run(statement, context: &context, into: &writer)
+                                try db.committingAlone { () throws(APIError) in
+                                    try executor.run(statement, context: &context, into: &writer)
+                                }
                             }
+                            try run.checkGroupTransaction(grouped: grouped, db: db)
                         }
                     case .script(let script):
-                        try runScript(script, on: db, executor: executor, run: &run, context: &context)
+                        try runScript(
+                            script,
+                            on: db,
+                            grouped: grouped,
+                            executor: executor,
+                            run: &run,
+                            context: &context
+                        )
                     }
                 }
             } catch {
+                // The group's transaction was rolled back with this batch's statements: the batch fails as a whole.
+                if grouped, !db.isInTransaction {
+                    var error = error
+                    error.rolledBack = true
+                    throw error
+                }
                 // A request that is invalid as a whole (a script with no
                 // statement) belongs to no statement: no index, no results,
                 // even with continue_on_error.
@@ -50,6 +73,7 @@ extension SQLiteService {
     private func runScript(
         _ script: String,
         on db: Database,
+        grouped: Bool,
         executor: StatementExecutor,
         run: inout BatchRun,
         context: inout RequestContext
@@ -78,8 +102,11 @@ extension SQLiteService {
             guard let statement = next else { break }
             sawStatement = true
             try run.step { (writer: inout JSONWriter) throws(APIError) in
-                try executor.run(scriptStatement: statement, context: &context, into: &writer)
+                try db.committingAlone { () throws(APIError) in
+                    try executor.run(scriptStatement: statement, context: &context, into: &writer)
+                }
             }
+            try run.checkGroupTransaction(grouped: grouped, db: db)
             if run.stopped { return }
         }
         if !sawStatement { throw .invalidRequest("script holds no statement") }
@@ -92,6 +119,8 @@ struct BatchRun {
     private var results = JSONWriter()
     private var count = 0
     private var failure: APIError?
+    /// The latest statement error, recorded or ending the batch.
+    private var lastError: APIError?
     /// True once a failure ended the batch.
     private(set) var stopped = false
 
@@ -117,6 +146,14 @@ struct BatchRun {
         }
     }
 
+    /// Throws the latest statement error when, inside a group, it made SQLite roll back the group's transaction
+    /// (an interrupted write, a full disk): the batch's earlier statements are undone with it, so the batch must
+    /// stop and fail as a whole (the group runs the other requests again).
+    func checkGroupTransaction(grouped: Bool, db: Database) throws(APIError) {
+        guard grouped, !db.isInTransaction else { return }
+        throw lastError ?? .transactionLost
+    }
+
     /// Records a failure that belongs to no single statement.
     mutating func fail(_ error: APIError) {
         guard !stopped else { return }
@@ -129,6 +166,7 @@ struct BatchRun {
     }
 
     private mutating func record(_ error: APIError) {
+        lastError = error
         if continueOnError {
             var writer = JSONWriter()
             error.writeBody(to: &writer)

@@ -44,13 +44,16 @@ extension SQLiteService {
     /// `POST /update`: one statement on the writer, in autocommit mode.
     func update(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
         let request = try RequestDecoder().decodeUpdate(body)
-        var context = RequestContext(
+        let context = RequestContext(
             options: request.options,
             limits: limits,
             allowsSavepoints: false,
             requiresReadOnly: false
         )
-        let output: [UInt8] = try onWriter(metrics: metrics) { db throws(APIError) in
+        let output: [UInt8] = try onWriter(metrics: metrics, deadline: context.deadline, bytes: body.count) {
+            db throws(APIError) in
+            // A copy per run: group commit may run the body again (see GroupCommitter).
+            var context = context
             var writer = JSONWriter()
             try db.withRequestDeadline(context.deadline) { () throws(APIError) in
                 try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)

@@ -6,19 +6,26 @@ extension SQLiteService {
     ///
     /// On any failure, including `COMMIT` itself, everything is rolled back and
     /// the body is only the error, with `"rolled_back": true`.
+    ///
+    /// Inside a group (group commit) the transaction is the request's savepoint in the group's `BEGIN IMMEDIATE`
+    /// transaction, whatever its mode; its end checks deferred foreign keys as its `COMMIT` would have.
     func transaction(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse
     {
         let request = try RequestDecoder().decodeTransaction(body)
         guard request.statements.count <= limits.maxStatements else {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
         }
-        var context = RequestContext(
+        let context = RequestContext(
             options: request.options,
             limits: limits,
             allowsSavepoints: true,
             requiresReadOnly: false
         )
-        let output: [UInt8] = try onWriter(metrics: metrics) { db throws(APIError) in
+        let output: [UInt8] = try onWriter(metrics: metrics, deadline: context.deadline, bytes: body.count) {
+            db throws(APIError) in
+            // A copy per run: group commit may run the body again (see GroupCommitter).
+            var context = context
+            let grouped = db.isInTransaction
             var writer = JSONWriter()
             writer.beginObject()
             writer.key("results")
@@ -27,7 +34,7 @@ extension SQLiteService {
             do throws(APIError) {
                 try db.withRequestDeadline(context.deadline) { () throws(APIError) in
                     do {
-                        try db.beginTransaction(request.mode.engineKind)
+                        if !grouped { try db.beginTransaction(request.mode.engineKind) }
                     } catch {
                         throw APIError(error, db: db)
                     }
@@ -37,6 +44,10 @@ extension SQLiteService {
                         try executor.run(statement, context: &context, into: &writer)
                     }
                     index = nil
+                    if grouped {
+                        if db.hasDeferredForeignKeyViolations { throw APIError.deferredForeignKeyViolation }
+                        return
+                    }
                     do {
                         try db.commit()
                     } catch {
@@ -44,7 +55,8 @@ extension SQLiteService {
                     }
                 }
             } catch {
-                if db.isInTransaction { try? db.rollback() }
+                // In a group, the request's savepoint is rolled back by committingAlone.
+                if !grouped, db.isInTransaction { try? db.rollback() }
                 var error = error
                 error.statementIndex = index
                 error.rolledBack = true

@@ -81,6 +81,9 @@ struct StatementExecutor {
         case .savepoint, nil:
             break
         }
+        if let reason = StatementProfile.of(statement).vacuumDenial {
+            throw .sqlite(name: "SQLITE_AUTH", code: 23, message: "denied by the SQL policy: \(reason)")
+        }
         if context.requiresReadOnly, !statement.isReadOnly {
             throw .readonlyStatement("the statement would modify the database: use POST /update")
         }

@@ -9,6 +9,8 @@ import SQLiteEngine
 final class StatementProfile {
     /// `BEGIN`/`COMMIT`/… or `SAVEPOINT`/… (see ``TransactionControl``), or nil for any other statement.
     let transactionControl: TransactionControl?
+    /// The policy's reason when the statement is a `VACUUM` (refused by the policy in every case), else nil.
+    let vacuumDenial: String?
     let columnCount: Int
     /// `"columns":[…],"types":[…],"rows":[` — empty when the statement has no result columns.
     let header: [UInt8]
@@ -22,6 +24,7 @@ final class StatementProfile {
 
     private init(_ statement: Statement) {
         transactionControl = TransactionControl.classify(statement.sql)
+        vacuumDenial = SQLPolicy.vacuumDenial(statement.sql)
         columnCount = statement.columnCount
         let names = statement.columnNames
         let layout = ObjectRowLayout(columnNames: names)

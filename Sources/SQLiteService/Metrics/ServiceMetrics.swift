@@ -26,6 +26,9 @@ import Darwin
 /// | `sqlited_sqlite_locked_errors_total` | counter | | requests that failed with `SQLITE_LOCKED*` |
 /// | `sqlited_database_size_bytes` | gauge | | size of the database file |
 /// | `sqlited_wal_size_bytes` | gauge | | size of its `-wal` file (0 when absent) |
+/// | `sqlited_group_commits_total` | counter | | write groups committed (one `COMMIT`, one fsync each) |
+/// | `sqlited_group_commit_requests` | histogram | | requests per committed group |
+/// | `sqlited_group_commit_duration_seconds` | histogram | | time the group's `COMMIT` took (its fsync) |
 ///
 /// Related documentation: <https://prometheus.io/docs/instrumenting/exposition_formats/>
 public final class ServiceMetrics: Sendable {
@@ -46,6 +49,9 @@ public final class ServiceMetrics: Sendable {
     private let walSize: CoreMetrics.Gauge
     /// Checkpoints, `VACUUM` and `PRAGMA optimize` runs.
     let maintenance: MaintenanceMetrics
+    let groupCommits: CoreMetrics.Counter
+    let groupCommitRequests: CoreMetrics.Recorder
+    let groupCommitDuration: CoreMetrics.Timer
 
     /// A series' labels; the endpoint as its index in ``endpointLabels`` (two integers hash far faster than a
     /// string, and this is looked up once per request).
@@ -82,6 +88,8 @@ public final class ServiceMetrics: Sendable {
             .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
             .milliseconds(2500), .seconds(5), .seconds(10),
         ]
+        // Requests per group: 1 (no concurrency) up to the default max_requests (256).
+        factory.defaultValueHistogramBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024]
         self.registry = registry
         self.factory = factory
         statementCacheHits = CoreMetrics.Counter(label: "sqlited_statement_cache_hits_total", factory: factory)
@@ -92,6 +100,9 @@ public final class ServiceMetrics: Sendable {
         databaseSize = CoreMetrics.Gauge(label: "sqlited_database_size_bytes", factory: factory)
         walSize = CoreMetrics.Gauge(label: "sqlited_wal_size_bytes", factory: factory)
         maintenance = MaintenanceMetrics(factory: factory)
+        groupCommits = CoreMetrics.Counter(label: "sqlited_group_commits_total", factory: factory)
+        groupCommitRequests = CoreMetrics.Recorder(label: "sqlited_group_commit_requests", factory: factory)
+        groupCommitDuration = CoreMetrics.Timer(label: "sqlited_group_commit_duration_seconds", factory: factory)
     }
 
     /// Sets where the open connection count comes from (the HTTP server's `openConnectionCount`); read at each

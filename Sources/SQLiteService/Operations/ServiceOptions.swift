@@ -14,6 +14,8 @@ public struct ServiceOptions: Sendable {
     /// The metrics `GET /metrics` reports and every request updates; `nil` turns the endpoint off (it answers 404
     /// `NOT_FOUND`) and records nothing.
     public var metrics: ServiceMetrics? = nil
+    /// How concurrent writes share one transaction and one fsync.
+    public var groupCommit = GroupCommitOptions()
 
     public init() {}
 }

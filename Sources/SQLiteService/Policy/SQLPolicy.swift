@@ -98,6 +98,12 @@ enum SQLPolicy {
             return nil
         case .pragma:
             return pragmaDenial(name: context.arg1 ?? "", argument: context.arg2, role: role)
+        case .savepoint:
+            // arg1 is BEGIN, RELEASE or ROLLBACK; arg2 the name (group commit's savepoints are off limits).
+            if let name = context.arg2, SavepointNames.isDenied(name) {
+                return "savepoint names starting with \(SavepointNames.reservedPrefix) are reserved"
+            }
+            return nil
         default:
             return nil
         }

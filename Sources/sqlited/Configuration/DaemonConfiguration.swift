@@ -32,6 +32,8 @@ struct DaemonConfiguration: Sendable, Equatable {
     var statementCacheSize: Int
     /// `database.checkpoint.wal_size_limit` and `database.optimize_interval`.
     var maintenance: MaintenanceSchedule
+    /// `database.group_commit.*`.
+    var groupCommit: GroupCommitOptions
     var httpLimits: HTTPLimits
     var serviceLimits: ServiceLimits
     var shutdownTimeout: Duration
@@ -77,6 +79,7 @@ struct DaemonConfiguration: Sendable, Equatable {
         let readers = try values.int("database.readers", default: 4, range: 1...64)
         let cacheSize = try values.int("database.statement_cache_size", default: 64, range: 0...10_000)
         let maintenance = try Self.loadMaintenance(from: values)
+        let groupCommit = try Self.loadGroupCommit(from: values)
 
         var http = HTTPLimits()
         http.maxBodySize = try values.int("limits.max_body_size", default: http.maxBodySize, range: 1...(1 << 31))
@@ -176,6 +179,7 @@ struct DaemonConfiguration: Sendable, Equatable {
             readerCount: readers,
             statementCacheSize: cacheSize,
             maintenance: maintenance,
+            groupCommit: groupCommit,
             httpLimits: http,
             serviceLimits: service,
             shutdownTimeout: .milliseconds(shutdownTimeout),

@@ -179,9 +179,10 @@ import Darwin
         .raw("ATTACH inside a /batch script", "/batch", status: 403, code: "SQLITE_AUTH") {
             Array(#"{"script": "ATTACH ':memory:' AS m; DELETE FROM t;"}"#.utf8)
         },
-        // Inside a transaction SQLite refuses VACUUM before the policy is consulted (400 SQLITE_ERROR "cannot
-        // VACUUM from within a transaction"); the DELETE before it is rolled back and no file is written.
-        .raw("VACUUM INTO inside /transaction", "/transaction", status: 400, code: "SQLITE_ERROR") {
+        // Every write runs inside a group commit transaction, where SQLite would refuse VACUUM before the policy is
+        // consulted; the policy refuses it by its text first (403), the DELETE before it is rolled back and no file
+        // is written.
+        .raw("VACUUM INTO inside /transaction", "/transaction", status: 403, code: "SQLITE_AUTH") {
             Array(#"{"statements": [{"sql": "DELETE FROM t"}, {"sql": "VACUUM INTO '/tmp/x.sqlite'"}]}"#.utf8)
         },
         // Time and memory.

@@ -1,0 +1,58 @@
+import SQLiteEngine
+
+extension Database {
+    /// Runs `body` as a unit that commits on its own: in autocommit mode it simply runs (each statement commits by
+    /// itself); inside a group's transaction it runs in a savepoint of its own, which is released only when `body`
+    /// succeeded and left no unresolved deferred foreign key violation, and otherwise rolled back and released, so
+    /// that only this unit's changes are undone.
+    ///
+    /// A deferred foreign key violation fails the unit with `SQLITE_CONSTRAINT_FOREIGNKEY`, as the unit's own
+    /// `COMMIT` would have outside a group (inside a group the violation would only show at the group's `COMMIT`,
+    /// failing every request of it).
+    func committingAlone<T>(_ body: () throws(APIError) -> T) throws(APIError) -> T {
+        guard isInTransaction else { return try body() }
+        let name = SavepointNames.next()
+        do {
+            try beginSavepoint(name)
+        } catch {
+            throw APIError(error, db: self)
+        }
+        do throws(APIError) {
+            let result = try body()
+            guard isInTransaction else { throw APIError.transactionLost }
+            if hasDeferredForeignKeyViolations { throw APIError.deferredForeignKeyViolation }
+            do {
+                try releaseSavepoint(name)
+            } catch {
+                throw APIError(error, db: self)
+            }
+            return result
+        } catch {
+            // The savepoint is gone when SQLite rolled the whole transaction back on its own (an interrupted or
+            // failed write): the group notices that the transaction ended.
+            if isInTransaction {
+                try? rollbackToSavepoint(name)
+                try? releaseSavepoint(name)
+            }
+            throw error
+        }
+    }
+}
+
+extension APIError {
+    /// What SQLite answers when a transaction with an unresolved deferred foreign key violation commits.
+    static var deferredForeignKeyViolation: APIError {
+        .sqlite(name: "SQLITE_CONSTRAINT_FOREIGNKEY", code: 787, message: "FOREIGN KEY constraint failed")
+    }
+
+    /// A unit whose work SQLite rolled back together with the group's transaction, although it did not fail itself.
+    static var transactionLost: APIError {
+        var error = APIError.sqlite(
+            name: "SQLITE_ABORT_ROLLBACK",
+            code: 516,
+            message: "a statement failed and SQLite rolled back the request's work with it"
+        )
+        error.rolledBack = true
+        return error
+    }
+}

@@ -1,0 +1,218 @@
+import Dispatch
+import Logging
+import SQLiteEngine
+import Synchronization
+
+/// One write request waiting for, or taking part in, a group.
+///
+/// Its closures are called only by the group's leader, while the request's own thread waits on ``wakeUp``: the
+/// request's state is never touched by two threads at once, and the semaphore orders the leader's writes before the
+/// request reads its outcome.
+final class GroupTicket: @unchecked Sendable {
+    /// The size of the request's body, counted against `max_bytes`.
+    let bytes: Int
+    /// When the request's time limit runs out: past it, the request fails with `TIMEOUT` without running.
+    let deadline: ContinuousClock.Instant?
+    /// Runs the request in its own savepoint on the writer, keeping its outcome; true when it succeeded.
+    private var runBody: ((Database) -> Bool)?
+    /// Replaces the request's outcome with a failure.
+    private var failBody: ((APIError) -> Void)?
+    /// Signalled once: when the request's group is over, or when the request becomes the next group's leader.
+    let wakeUp = DispatchSemaphore(value: 0)
+    /// Whether this request leads a group (guarded by the committer's lock).
+    var isLeader = false
+
+    init(
+        bytes: Int,
+        deadline: ContinuousClock.Instant?,
+        run: @escaping (Database) -> Bool,
+        fail: @escaping (APIError) -> Void
+    ) {
+        self.bytes = bytes
+        self.deadline = deadline
+        self.runBody = run
+        self.failBody = fail
+    }
+
+    /// Runs the request (see ``init(bytes:deadline:run:fail:)``).
+    func run(_ db: Database) -> Bool {
+        runBody?(db) ?? false
+    }
+
+    /// Replaces the request's outcome with a failure.
+    func fail(_ error: APIError) {
+        failBody?(error)
+    }
+
+    /// Drops the closures once the request's outcome is final: they capture the request's non-escaping body, which
+    /// must not outlive the request's call (the leader may still hold the ticket a moment longer).
+    func finish() {
+        runBody = nil
+        failBody = nil
+    }
+}
+
+/// Forms groups of write requests and commits each group with one transaction.
+///
+/// Thread model: no thread of its own. A request that arrives while no group is running becomes the leader: it
+/// takes the writer (``DatabasePool/write(_:)``, once per group), runs `BEGIN IMMEDIATE`, the bodies of the requests
+/// queued so far (its own first) each in its own savepoint, `COMMIT`, and then wakes every member of the group. The
+/// requests that arrived meanwhile wait in the queue; the leader hands the lead to the first of them and returns to
+/// answer its own request. So a lone request on an idle writer commits at once on its own thread (no timer, no
+/// hand-off), the writer is free between groups for anyone else who calls `pool.write` (maintenance), and no leader
+/// answers later than the group it led.
+final class GroupCommitter: Sendable {
+    private struct Queue {
+        var waiting: [GroupTicket] = []
+        var hasLeader = false
+    }
+
+    private let queue = Mutex(Queue())
+    /// Runs on the writer just before each group's `COMMIT` (tests use it to make the `COMMIT` itself fail).
+    let beforeCommit = Mutex<(@Sendable (Database) -> Void)?>(nil)
+
+    init() {}
+
+    /// Runs `ticket` in a group; returns once its outcome is final (committed, or failed).
+    func submit(
+        _ ticket: GroupTicket,
+        pool: DatabasePool,
+        options: GroupCommitOptions,
+        metrics: ServiceMetrics?,
+        logger: Logger
+    ) {
+        let leads = queue.withLock { queue in
+            queue.waiting.append(ticket)
+            if queue.hasLeader { return false }
+            queue.hasLeader = true
+            ticket.isLeader = true
+            return true
+        }
+        if !leads {
+            ticket.wakeUp.wait()
+            guard queue.withLock({ _ in ticket.isLeader }) else { return }
+        }
+        let group = run(pool: pool, options: options, metrics: metrics, logger: logger)
+        let next: GroupTicket? = queue.withLock { queue in
+            guard let first = queue.waiting.first else {
+                queue.hasLeader = false
+                return nil
+            }
+            first.isLeader = true
+            return first
+        }
+        next?.wakeUp.signal()
+        for member in group where member !== ticket {
+            member.wakeUp.signal()
+        }
+    }
+
+    /// The next group: the longest prefix of `waiting` within the limits (at least one request).
+    private static func takeGroup(from waiting: inout [GroupTicket], options: GroupCommitOptions) -> [GroupTicket] {
+        var count = 0
+        var bytes = 0
+        while count < waiting.count, count < max(1, options.maxRequests) {
+            let size = waiting[count].bytes
+            if count > 0, bytes + size > options.maxBytes { break }
+            bytes += size
+            count += 1
+        }
+        let group = Array(waiting.prefix(count))
+        waiting.removeFirst(count)
+        return group
+    }
+
+    /// Takes the next group once the writer is ours (so that every request that arrived while the writer was busy
+    /// joins it), runs it and commits it; returns the group.
+    private func run(
+        pool: DatabasePool,
+        options: GroupCommitOptions,
+        metrics: ServiceMetrics?,
+        logger: Logger
+    ) -> [GroupTicket] {
+        var group: [GroupTicket] = []
+        do {
+            try pool.write { db in
+                group = queue.withLock { queue in Self.takeGroup(from: &queue.waiting, options: options) }
+                defer {
+                    if db.isInTransaction {
+                        logger.warning("rolling back a group transaction left open")
+                        try? db.rollback()
+                    }
+                }
+                let committed = Self.runBodies(group, on: db)
+                guard !committed.isEmpty else {
+                    if db.isInTransaction { try? db.rollback() }
+                    return
+                }
+                if let hook = beforeCommit.withLock({ $0 }) { hook(db) }
+                let started = ContinuousClock.now
+                do {
+                    try db.commit()
+                } catch {
+                    var failure = APIError(error, db: db)
+                    failure.rolledBack = true
+                    if db.isInTransaction { try? db.rollback() }
+                    for member in committed { member.fail(failure) }
+                    return
+                }
+                metrics?.recordGroupCommit(requests: group.count, duration: ContinuousClock.now - started)
+            }
+        } catch {
+            if group.isEmpty {
+                group = queue.withLock { queue in Self.takeGroup(from: &queue.waiting, options: options) }
+            }
+            let failure = APIError(error, db: nil)
+            for member in group { member.fail(failure) }
+        }
+        return group
+    }
+
+    /// How many requests wait for a group now (for tests).
+    var queuedCount: Int {
+        queue.withLock { $0.waiting.count }
+    }
+
+    /// Runs the bodies of `group` in one transaction, each in its own savepoint; returns the members that
+    /// succeeded, whose work the transaction holds (empty when nothing is left to commit).
+    ///
+    /// SQLite rolls the whole transaction back on its own when some statements fail (an interrupted write — the
+    /// request's time limit —, a full disk, an I/O error): the members that had succeeded before lost their work
+    /// through no fault of their own, so they run again, in a new transaction, ahead of the rest. Each such restart
+    /// drops the member that caused it, so this ends.
+    private static func runBodies(_ group: [GroupTicket], on db: Database) -> [GroupTicket] {
+        var toRun = group
+        var index = 0
+        var succeeded: [GroupTicket] = []
+        while index < toRun.count {
+            if !db.isInTransaction {
+                do {
+                    try db.beginTransaction(.immediate)
+                } catch {
+                    let failure = APIError(error, db: db)
+                    for member in succeeded + toRun[index...] { member.fail(failure) }
+                    return []
+                }
+            }
+            let member = toRun[index]
+            index += 1
+            if let deadline = member.deadline, ContinuousClock.now >= deadline {
+                member.fail(.timeout("the request's time limit was reached while it waited for the writer"))
+                continue
+            }
+            let succeededAlone = member.run(db)
+            if db.isInTransaction {
+                if succeededAlone { succeeded.append(member) }
+                continue
+            }
+            if succeededAlone {
+                // Only COMMIT or ROLLBACK end a transaction, and the policy refuses both to requests.
+                member.fail(.internal("the request ended the group's transaction"))
+            }
+            toRun = succeeded + toRun[index...]
+            index = 0
+            succeeded = []
+        }
+        return succeeded
+    }
+}
