@@ -41,4 +41,50 @@ import Testing
             try feed(session, Array("GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
         }
     }
+
+    @Test func aResponseGoesOutAsHeadersThenDataWithEndStream() throws {
+        let session = HTTP2Session(maxConcurrentStreams: 100)
+        try feed(session, HTTP2Preface.bytes + frame(type: 4, flags: 0, stream: 0))
+        try feed(session, frame(type: 1, flags: 0x5, stream: 1, postHeaders))
+        #expect(session.completed.map(\.streamID) == [1])
+        _ = try session.takeOutput()
+        try session.respond(
+            streamID: 1,
+            status: 200,
+            headers: [("content-type", "application/json")],
+            body: Array("{\"ok\":1}".utf8)
+        )
+        let output = try session.takeOutput()
+        var frames: [(type: UInt8, flags: UInt8, stream: UInt8, payload: [UInt8])] = []
+        var offset = 0
+        while offset + 9 <= output.count {
+            let length = Int(output[offset]) << 16 | Int(output[offset + 1]) << 8 | Int(output[offset + 2])
+            frames.append(
+                (
+                    output[offset + 3], output[offset + 4], output[offset + 8],
+                    Array(output[(offset + 9)..<(offset + 9 + length)])
+                )
+            )
+            offset += 9 + length
+        }
+        #expect(offset == output.count)
+        #expect(frames.map(\.type) == [1, 0])
+        #expect(frames.map(\.stream) == [1, 1])
+        #expect(frames[0].flags & 0x4 != 0)  // END_HEADERS
+        #expect(frames[0].payload.first == 0x88)  // HPACK static index 8: :status 200
+        #expect(frames[1].flags & 0x1 != 0)  // END_STREAM
+        #expect(frames[1].payload == Array("{\"ok\":1}".utf8))
+    }
+
+    @Test func anEmptyBodyEndsTheStreamWithAnEmptyDataFrame() throws {
+        let session = HTTP2Session(maxConcurrentStreams: 100)
+        try feed(session, HTTP2Preface.bytes + frame(type: 4, flags: 0, stream: 0))
+        try feed(session, frame(type: 1, flags: 0x5, stream: 1, postHeaders))
+        _ = try session.takeOutput()
+        try session.respond(streamID: 1, status: 204, headers: [], body: [])
+        let output = try session.takeOutput()
+        // HEADERS (:status 204 is static index 9: one byte), then an empty DATA frame with END_STREAM.
+        #expect(output.count == 9 + 1 + 9)
+        #expect(Array(output.suffix(9)) == [0, 0, 0, 0, 1, 0, 0, 0, 1])
+    }
 }

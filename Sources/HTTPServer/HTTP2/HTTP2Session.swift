@@ -23,6 +23,9 @@ final class HTTP2Session {
 
     private var session: OpaquePointer?
     private var open: [Int32: CompletedStream] = [:]
+    /// Response bodies not yet handed to libnghttp2 as DATA frames, per stream: the data provider reads
+    /// from here as the peer's flow-control window allows.
+    private var pendingBodies: [Int32: ArraySlice<UInt8>] = [:]
     /// Streams completed since the last `receive`.
     private(set) var completed: [CompletedStream] = []
 
@@ -73,7 +76,9 @@ final class HTTP2Session {
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, user in
             guard let user else { return 0 }
-            HTTP2Session.from(user).open[streamID] = nil
+            let session = HTTP2Session.from(user)
+            session.open[streamID] = nil
+            session.pendingBodies[streamID] = nil
             return 0
         }
         precondition(
@@ -99,6 +104,72 @@ final class HTTP2Session {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let result = nghttp2_session_mem_recv(session, base, bytes.count)
         if result < 0 { throw ProtocolError(code: Int(result)) }
+    }
+
+    /// Queues a response on `streamID`: a HEADERS frame (`:status` first, then `headers`), then `body`
+    /// as DATA frames under flow control, the last with END_STREAM. Header names must be lower case.
+    func respond(
+        streamID: Int32,
+        status: Int,
+        headers: [(name: String, value: String)],
+        body: [UInt8]
+    )
+        throws(ProtocolError)
+    {
+        let fields = [(name: ":status", value: String(status))] + headers
+        pendingBodies[streamID] = body[...]
+        var provider = nghttp2_data_provider()
+        provider.read_callback = { _, streamID, buffer, capacity, flags, _, user in
+            guard let buffer, let flags, let user else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+            let session = HTTP2Session.from(user)
+            let remaining = session.pendingBodies[streamID] ?? []
+            let count = min(capacity, remaining.count)
+            remaining.prefix(count).withUnsafeBytes { source in
+                guard let base = source.baseAddress else { return }
+                buffer.update(from: base.assumingMemoryBound(to: UInt8.self), count: count)
+            }
+            if count == remaining.count {
+                flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+                session.pendingBodies[streamID] = nil
+            } else {
+                session.pendingBodies[streamID] = remaining.dropFirst(count)
+            }
+            return count
+        }
+        let result = withNameValues(fields) { nameValues in
+            nghttp2_submit_response(session, streamID, nameValues.baseAddress, nameValues.count, &provider)
+        }
+        if result != 0 { throw ProtocolError(code: Int(result)) }
+    }
+
+    /// Calls `body` with libnghttp2 name/value pairs for `fields` (nghttp2 copies them before returning).
+    private func withNameValues<R>(
+        _ fields: [(name: String, value: String)],
+        _ body: (UnsafeBufferPointer<nghttp2_nv>) -> R
+    ) -> R {
+        var bytes: [UInt8] = []
+        var lengths: [(name: Int, value: Int)] = []
+        for field in fields {
+            bytes += field.name.utf8
+            bytes += field.value.utf8
+            lengths.append((field.name.utf8.count, field.value.utf8.count))
+        }
+        return bytes.withUnsafeMutableBufferPointer { storage in
+            var cursor = storage.baseAddress!
+            let nameValues = lengths.map { length in
+                let name = cursor
+                let value = cursor + length.name
+                cursor = value + length.value
+                return nghttp2_nv(
+                    name: name,
+                    value: value,
+                    namelen: length.name,
+                    valuelen: length.value,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+                )
+            }
+            return nameValues.withUnsafeBufferPointer(body)
+        }
     }
 
     /// The bytes the session wants sent now (SETTINGS, ACKs, GOAWAY, responses).
