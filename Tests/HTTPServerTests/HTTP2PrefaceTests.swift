@@ -66,14 +66,7 @@ import Testing
         }
         // Split the output into frame headers (24-bit length, type, flags): libnghttp2 sends its ACK of
         // the client's SETTINGS and the server's own SETTINGS, in either order, and nothing else.
-        var frames: [(type: UInt8, flags: UInt8)] = []
-        var offset = 0
-        while offset + 9 <= output.count {
-            let length = Int(output[offset]) << 16 | Int(output[offset + 1]) << 8 | Int(output[offset + 2])
-            frames.append((output[offset + 3], output[offset + 4]))
-            offset += 9 + length
-        }
-        #expect(offset == output.count)
+        let frames = http2Frames(output)
         #expect(frames.count == 2)
         #expect(frames.allSatisfy { $0.type == 4 })
         #expect(frames.map(\.flags).sorted() == [0, 1])

@@ -2,6 +2,25 @@ import Testing
 
 @testable import HTTPServer
 
+/// Splits `output` into (type, flags, stream, payload) frames; every byte belongs to one.
+func http2Frames(_ output: [UInt8]) -> [(type: UInt8, flags: UInt8, stream: UInt8, payload: [UInt8])] {
+    var frames: [(type: UInt8, flags: UInt8, stream: UInt8, payload: [UInt8])] = []
+    var offset = 0
+    while offset + 9 <= output.count {
+        let length = Int(output[offset]) << 16 | Int(output[offset + 1]) << 8 | Int(output[offset + 2])
+        guard offset + 9 + length <= output.count else { break }
+        frames.append(
+            (
+                output[offset + 3], output[offset + 4], output[offset + 8],
+                Array(output[(offset + 9)..<(offset + 9 + length)])
+            )
+        )
+        offset += 9 + length
+    }
+    #expect(offset == output.count)
+    return frames
+}
+
 @Suite struct HTTP2SessionTests {
     /// A frame: 24-bit length, type, flags, 31-bit stream id, payload.
     private func frame(type: UInt8, flags: UInt8, stream: UInt32, _ payload: [UInt8] = []) -> [UInt8] {
@@ -54,20 +73,7 @@ import Testing
             headers: [("content-type", "application/json")],
             body: Array("{\"ok\":1}".utf8)
         )
-        let output = try session.takeOutput()
-        var frames: [(type: UInt8, flags: UInt8, stream: UInt8, payload: [UInt8])] = []
-        var offset = 0
-        while offset + 9 <= output.count {
-            let length = Int(output[offset]) << 16 | Int(output[offset + 1]) << 8 | Int(output[offset + 2])
-            frames.append(
-                (
-                    output[offset + 3], output[offset + 4], output[offset + 8],
-                    Array(output[(offset + 9)..<(offset + 9 + length)])
-                )
-            )
-            offset += 9 + length
-        }
-        #expect(offset == output.count)
+        let frames = http2Frames(try session.takeOutput())
         #expect(frames.map(\.type) == [1, 0])
         #expect(frames.map(\.stream) == [1, 1])
         #expect(frames[0].flags & 0x4 != 0)  // END_HEADERS
@@ -86,5 +92,43 @@ import Testing
         // HEADERS (:status 204 is static index 9: one byte), then an empty DATA frame with END_STREAM.
         #expect(output.count == 9 + 1 + 9)
         #expect(Array(output.suffix(9)) == [0, 0, 0, 0, 1, 0, 0, 0, 1])
+    }
+
+    /// A body larger than the peer's window stops at the window and resumes after WINDOW_UPDATE.
+    @Test func aLargeBodyWaitsForTheClientsWindow() throws {
+        let session = HTTP2Session(maxConcurrentStreams: 100)
+        try feed(session, HTTP2Preface.bytes + frame(type: 4, flags: 0, stream: 0))
+        try feed(session, frame(type: 1, flags: 0x5, stream: 1, postHeaders))
+        _ = try session.takeOutput()
+        try session.respond(streamID: 1, status: 200, headers: [], body: [UInt8](repeating: 0x61, count: 100_000))
+        let first = http2Frames(try session.takeOutput()).filter { $0.type == 0 }
+        #expect(first.reduce(0) { $0 + $1.payload.count } == 65_535)
+        #expect(first.allSatisfy { $0.flags & 0x1 == 0 })
+        #expect(try session.takeOutput().isEmpty)
+        // WINDOW_UPDATE for the connection and for stream 1: the rest goes out, the last with END_STREAM.
+        let increment: [UInt8] = [0, 0x01, 0, 0]
+        try feed(
+            session,
+            frame(type: 8, flags: 0, stream: 0, increment) + frame(type: 8, flags: 0, stream: 1, increment)
+        )
+        let rest = http2Frames(try session.takeOutput()).filter { $0.type == 0 }
+        #expect(rest.reduce(0) { $0 + $1.payload.count } == 100_000 - 65_535)
+        #expect(rest.last?.flags == 0x1)
+    }
+
+    /// A stream opened past SETTINGS_MAX_CONCURRENT_STREAMS is refused (RST_STREAM REFUSED_STREAM).
+    @Test func aStreamPastTheLimitIsRefused() throws {
+        let session = HTTP2Session(maxConcurrentStreams: 1)
+        try feed(session, HTTP2Preface.bytes + frame(type: 4, flags: 0, stream: 0))
+        _ = try session.takeOutput()
+        // Stream 1 stays open (no END_STREAM); stream 3 exceeds the limit of 1.
+        try feed(
+            session,
+            frame(type: 1, flags: 0x4, stream: 1, postHeaders) + frame(type: 1, flags: 0x4, stream: 3, postHeaders)
+        )
+        let resets = http2Frames(try session.takeOutput()).filter { $0.type == 3 }
+        #expect(resets.count == 1)
+        #expect(resets.first?.stream == 3)
+        #expect(resets.first?.payload == [0, 0, 0, 7])  // REFUSED_STREAM
     }
 }
