@@ -33,6 +33,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libnghttp2 from the system (Debian: libnghttp2-dev): the HTTP/2 (h2c) framing layer (issue #14).
+        .systemLibrary(
+            name: "CNGHTTP2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
         .target(
             name: "SQLiteEngine",
             dependencies: ["CSQLite"],
@@ -42,7 +48,7 @@ let package = Package(
         .target(name: "CEventPoll"),
         .target(
             name: "HTTPServer",
-            dependencies: ["CEventPoll", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CEventPoll", "CNGHTTP2", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -83,7 +89,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPServerTests",
-            dependencies: ["HTTPServer"],
+            dependencies: ["HTTPServer", "CNGHTTP2"],
             resources: [.copy("Regressions")],
             swiftSettings: strictSettings
         ),

@@ -1,0 +1,134 @@
+import Testing
+
+@testable import HTTPServer
+
+/// Splits `output` into (type, flags, stream, payload) frames; every byte belongs to one.
+func http2Frames(_ output: [UInt8]) -> [(type: UInt8, flags: UInt8, stream: UInt8, payload: [UInt8])] {
+    var frames: [(type: UInt8, flags: UInt8, stream: UInt8, payload: [UInt8])] = []
+    var offset = 0
+    while offset + 9 <= output.count {
+        let length = Int(output[offset]) << 16 | Int(output[offset + 1]) << 8 | Int(output[offset + 2])
+        guard offset + 9 + length <= output.count else { break }
+        frames.append(
+            (
+                output[offset + 3], output[offset + 4], output[offset + 8],
+                Array(output[(offset + 9)..<(offset + 9 + length)])
+            )
+        )
+        offset += 9 + length
+    }
+    #expect(offset == output.count)
+    return frames
+}
+
+@Suite struct HTTP2SessionTests {
+    /// A frame: 24-bit length, type, flags, 31-bit stream id, payload.
+    private func frame(type: UInt8, flags: UInt8, stream: UInt32, _ payload: [UInt8] = []) -> [UInt8] {
+        let length = payload.count
+        return [UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, flags]
+            + [UInt8(stream >> 24), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)]
+            + payload
+    }
+
+    /// HPACK from the static table: `:method POST`, `:scheme http`, `:path /`, `:authority a`.
+    private let postHeaders: [UInt8] = [0x83, 0x86, 0x84, 0x41, 0x01, UInt8(ascii: "a")]
+
+    private func feed(_ session: HTTP2Session, _ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try session.receive($0) }
+    }
+
+    @Test func aStreamWithHeadersAndBodyCompletes() throws {
+        let session = HTTP2Session(maxConcurrentStreams: 100)
+        try feed(session, HTTP2Preface.bytes + frame(type: 4, flags: 0, stream: 0))
+        #expect(session.completed.isEmpty)
+        try feed(session, frame(type: 1, flags: 0x4, stream: 1, postHeaders))
+        #expect(session.completed.isEmpty)
+        try feed(session, frame(type: 0, flags: 0x1, stream: 1, Array("{}".utf8)))
+        let stream = try #require(session.completed.first)
+        #expect(session.completed.count == 1)
+        #expect(stream.streamID == 1)
+        #expect(stream.headers.map(\.name) == [":method", ":scheme", ":path", ":authority"])
+        #expect(stream.headers.map(\.value) == ["POST", "http", "/", "a"])
+        #expect(stream.body == Array("{}".utf8))
+        // The server's SETTINGS (max concurrent streams) and the ACK of the client's go out.
+        #expect(try session.takeOutput().count == 9 + 6 + 9)
+    }
+
+    @Test func garbageInsteadOfThePrefaceIsAProtocolError() throws {
+        let session = HTTP2Session(maxConcurrentStreams: 100)
+        #expect(throws: HTTP2Session.ProtocolError.self) {
+            try feed(session, Array("GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8))
+        }
+    }
+
+    @Test func aResponseGoesOutAsHeadersThenDataWithEndStream() throws {
+        let session = HTTP2Session(maxConcurrentStreams: 100)
+        try feed(session, HTTP2Preface.bytes + frame(type: 4, flags: 0, stream: 0))
+        try feed(session, frame(type: 1, flags: 0x5, stream: 1, postHeaders))
+        #expect(session.completed.map(\.streamID) == [1])
+        _ = try session.takeOutput()
+        try session.respond(
+            streamID: 1,
+            status: 200,
+            headers: [("content-type", "application/json")],
+            body: Array("{\"ok\":1}".utf8)
+        )
+        let frames = http2Frames(try session.takeOutput())
+        #expect(frames.map(\.type) == [1, 0])
+        #expect(frames.map(\.stream) == [1, 1])
+        #expect(frames[0].flags & 0x4 != 0)  // END_HEADERS
+        #expect(frames[0].payload.first == 0x88)  // HPACK static index 8: :status 200
+        #expect(frames[1].flags & 0x1 != 0)  // END_STREAM
+        #expect(frames[1].payload == Array("{\"ok\":1}".utf8))
+    }
+
+    @Test func anEmptyBodyEndsTheStreamWithAnEmptyDataFrame() throws {
+        let session = HTTP2Session(maxConcurrentStreams: 100)
+        try feed(session, HTTP2Preface.bytes + frame(type: 4, flags: 0, stream: 0))
+        try feed(session, frame(type: 1, flags: 0x5, stream: 1, postHeaders))
+        _ = try session.takeOutput()
+        try session.respond(streamID: 1, status: 204, headers: [], body: [])
+        let output = try session.takeOutput()
+        // HEADERS (:status 204 is static index 9: one byte), then an empty DATA frame with END_STREAM.
+        #expect(output.count == 9 + 1 + 9)
+        #expect(Array(output.suffix(9)) == [0, 0, 0, 0, 1, 0, 0, 0, 1])
+    }
+
+    /// A body larger than the peer's window stops at the window and resumes after WINDOW_UPDATE.
+    @Test func aLargeBodyWaitsForTheClientsWindow() throws {
+        let session = HTTP2Session(maxConcurrentStreams: 100)
+        try feed(session, HTTP2Preface.bytes + frame(type: 4, flags: 0, stream: 0))
+        try feed(session, frame(type: 1, flags: 0x5, stream: 1, postHeaders))
+        _ = try session.takeOutput()
+        try session.respond(streamID: 1, status: 200, headers: [], body: [UInt8](repeating: 0x61, count: 100_000))
+        let first = http2Frames(try session.takeOutput()).filter { $0.type == 0 }
+        #expect(first.reduce(0) { $0 + $1.payload.count } == 65_535)
+        #expect(first.allSatisfy { $0.flags & 0x1 == 0 })
+        #expect(try session.takeOutput().isEmpty)
+        // WINDOW_UPDATE for the connection and for stream 1: the rest goes out, the last with END_STREAM.
+        let increment: [UInt8] = [0, 0x01, 0, 0]
+        try feed(
+            session,
+            frame(type: 8, flags: 0, stream: 0, increment) + frame(type: 8, flags: 0, stream: 1, increment)
+        )
+        let rest = http2Frames(try session.takeOutput()).filter { $0.type == 0 }
+        #expect(rest.reduce(0) { $0 + $1.payload.count } == 100_000 - 65_535)
+        #expect(rest.last?.flags == 0x1)
+    }
+
+    /// A stream opened past SETTINGS_MAX_CONCURRENT_STREAMS is refused (RST_STREAM REFUSED_STREAM).
+    @Test func aStreamPastTheLimitIsRefused() throws {
+        let session = HTTP2Session(maxConcurrentStreams: 1)
+        try feed(session, HTTP2Preface.bytes + frame(type: 4, flags: 0, stream: 0))
+        _ = try session.takeOutput()
+        // Stream 1 stays open (no END_STREAM); stream 3 exceeds the limit of 1.
+        try feed(
+            session,
+            frame(type: 1, flags: 0x4, stream: 1, postHeaders) + frame(type: 1, flags: 0x4, stream: 3, postHeaders)
+        )
+        let resets = http2Frames(try session.takeOutput()).filter { $0.type == 3 }
+        #expect(resets.count == 1)
+        #expect(resets.first?.stream == 3)
+        #expect(resets.first?.payload == [0, 0, 0, 7])  // REFUSED_STREAM
+    }
+}
