@@ -158,3 +158,12 @@ public struct HTTPRequest: Sendable {
         query.first { $0.name == name }?.value
     }
 }
+
+extension HTTPRequest {
+    /// Decodes `%XX` escapes in a part of a path (`+` stays a plus); nil for an invalid escape, an encoded NUL or a
+    /// result that is not UTF-8. For handlers that split ``rawPath`` into segments before decoding them, so that an
+    /// encoded `/` or `,` stays inside its segment.
+    public static func percentDecoded(_ text: some StringProtocol) -> String? {
+        RequestTarget.percentDecode(text, plusAsSpace: false)
+    }
+}

@@ -23,6 +23,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public var statementIndex: Int?
     /// Whether the failure undid the earlier statements of the request; set with ``statementIndex``.
     public var rolledBack: Bool?
+    /// The 0-based index of the failed row of a `POST /tables/{table}/rows`.
+    public var rowIndex: Int?
     /// Extra response header fields, such as `Retry-After` or `Allow`.
     public var headers: [(name: String, value: String)]
 
@@ -137,6 +139,16 @@ extension APIError {
     /// 404 `NO_SUCH_TABLE`: `GET /schema/{table}` for a table that does not exist.
     public static func noSuchTable(_ message: String = "no such table") -> APIError {
         APIError(status: 404, code: "NO_SUCH_TABLE", message: message)
+    }
+
+    /// 404 `NO_SUCH_ROW`: a Tables request for a key no row has.
+    public static func noSuchRow(_ message: String = "no row has that key") -> APIError {
+        APIError(status: 404, code: "NO_SUCH_ROW", message: message)
+    }
+
+    /// 400 `NO_SUCH_COLUMN`: a Tables request naming a column the table does not have.
+    public static func noSuchColumn(_ message: String) -> APIError {
+        APIError(status: 400, code: "NO_SUCH_COLUMN", message: message)
     }
 
     /// 405 `METHOD_NOT_ALLOWED` with the `Allow` header listing the methods the path supports (RFC 9110 §15.5.6).
@@ -275,6 +287,10 @@ extension APIError {
         if let statementIndex {
             writer.key("statement_index")
             writer.writeInt64(Int64(statementIndex))
+        }
+        if let rowIndex {
+            writer.key("row_index")
+            writer.writeInt64(Int64(rowIndex))
         }
         if let rolledBack {
             writer.key("rolled_back")

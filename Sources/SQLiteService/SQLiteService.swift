@@ -19,6 +19,8 @@ public final class SQLiteService: HTTPHandler {
     private let currentSettings: ReadWriteLock<ServiceSettings>
     /// Held while a `POST /backup` runs, so that backups run one at a time.
     let backupSerializer = Mutex<Void>(())
+    /// Signs and checks the Tables API's paging cursors (a key made at start).
+    let cursorCodec = RecordCursorCodec()
     /// Groups concurrent write requests into one transaction (see ``GroupCommitOptions``).
     let groupCommitter = GroupCommitter()
 
@@ -180,6 +182,9 @@ public final class SQLiteService: HTTPHandler {
                 return try tableSchema(String(path.dropFirst("/schema/".count)), metrics: metrics)
             }
             if path.hasPrefix("/admin/"), let response = try maintenanceResponse(request, metrics: metrics) {
+                return response
+            }
+            if let response = try tablesResponse(request, settings: settings) {
                 return response
             }
             throw Self.noEndpoint(request)

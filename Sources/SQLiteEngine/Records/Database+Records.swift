@@ -109,13 +109,17 @@ extension Database {
         var arguments = values.map(\.value)
         let keyCondition = Self.keyCondition(table, key, &arguments)
         let assignments = values.map { RecordQuery.quoted($0.column) + " = ?" }.joined(separator: ", ")
-        let returning = RecordQuery(table: table).outputColumns.map(RecordQuery.quoted).joined(separator: ", ")
+        let returning = table.key.map(RecordQuery.quoted).joined(separator: ", ")
         // An empty SET is not SQL: with nothing to set, the row is read back as it is.
         guard !values.isEmpty else { return try fetchRecord(table, key: key) }
         let sql =
             "UPDATE \(RecordQuery.quoted(table.name)) SET \(assignments) WHERE \(keyCondition) RETURNING \(returning)"
         let rows = try fetchAll(sql: sql, arguments: .positional(arguments))
-        return rows.first.map { row in (0..<row.count).map { row.value(at: $0) } }
+        guard let newKey = rows.first.map({ row in (0..<row.count).map { row.value(at: $0) } }) else { return nil }
+        // Read back rather than RETURNING every column: RETURNING gives the values as assigned, before the column's
+        // affinity applies (9 for a REAL column that stores 9.0). By the key it returned: the update may have
+        // changed the key itself.
+        return try fetchRecord(table, key: newKey)
     }
 
     /// Deletes the row whose key is `key`; returns the number of rows deleted (0 or 1).

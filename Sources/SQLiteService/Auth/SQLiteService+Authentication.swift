@@ -19,13 +19,20 @@ extension SQLiteService {
     /// The role an endpoint requires, or nil for an endpoint open to everyone (`/health`).
     ///
     /// Unknown paths require `read`, so that only an authenticated client learns which paths exist (404).
-    static func requiredRole(forPath path: String) -> TokenRole? {
+    static func requiredRole(forPath path: String, method: String = "GET") -> TokenRole? {
         switch path {
         case "/health": nil
         case "/update", "/batch", "/transaction": .write
         case "/backup", "/metrics": .admin
         default:
-            path.hasPrefix("/backup/") || path.hasPrefix("/metrics/") || path.hasPrefix("/admin/") ? .admin : .read
+            if path.hasPrefix("/backup/") || path.hasPrefix("/metrics/") || path.hasPrefix("/admin/") {
+                .admin
+            } else if (path == "/tables" || path.hasPrefix("/tables/")) && method != "GET" && method != "HEAD" {
+                // The Tables API's writes (POST, PATCH, DELETE).
+                .write
+            } else {
+                .read
+            }
         }
     }
 
@@ -43,7 +50,7 @@ extension SQLiteService {
                     + "send the token in an Authorization: Bearer header"
             )
         }
-        guard let required = Self.requiredRole(forPath: request.path) else { return nil }
+        guard let required = Self.requiredRole(forPath: request.path, method: request.method) else { return nil }
         guard let store = tokens else { return nil }
 
         let fields = request.headers.values(for: "Authorization")

@@ -86,6 +86,7 @@ extension SQLiteService {
             }
             // Maintenance waits for the writer and may run for minutes: a handler thread answers it.
             if path.hasPrefix("/admin/") { return nil }
+            if let answer = try tablesResponseOnEventLoop(request, settings: settings) { return answer }
             throw Self.noEndpoint(request)
         }
     }
@@ -127,7 +128,7 @@ extension SQLiteService {
 
     /// Runs a schema endpoint on a reader that is free now, under ``eventLoopBudget``; nil when no reader is free
     /// or the budget ran out (the schema endpoints have no time limit of their own, so any timeout is the budget's).
-    private func withEventLoopBudget(
+    func withEventLoopBudget(
         metrics: ServiceMetrics?,
         _ body: (Database) throws(APIError) -> [UInt8]
     ) throws(APIError) -> HTTPResponse? {

@@ -41,7 +41,8 @@ extension SQLiteService {
         guard logger.logLevel <= level else { return }
         let entry = RequestLogEntry(
             method: Self.printable(request.method),
-            path: Self.printable(request.path),
+            // A Tables path carries a key (a value) and a table name: the log names the endpoint instead.
+            path: TablesRoute.label(ofPath: request.path) ?? Self.printable(request.path),
             status: status,
             duration: duration,
             bytes: bytes,

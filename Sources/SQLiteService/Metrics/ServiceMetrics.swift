@@ -69,7 +69,8 @@ public final class ServiceMetrics: Sendable {
     /// create a series per path they make up.
     static let endpoints: [String] = [
         "/query", "/update", "/batch", "/transaction", "/health", "/schema", "/metrics", "/backup",
-        "/admin/vacuum", "/admin/checkpoint", "/admin/optimize",
+        "/admin/vacuum", "/admin/checkpoint", "/admin/optimize", "/tables", "/tables/{table}/rows",
+        "/tables/{table}/rows/{key}", "/tables/{table}/count",
     ]
 
     /// Every `endpoint` label: the endpoints, then `/schema/{table}` and `other`.
@@ -180,6 +181,9 @@ public final class ServiceMetrics: Sendable {
     /// are), not hashed into a set.
     private static func endpointIndex(_ path: String) -> Int {
         if let index = endpoints.firstIndex(of: path) {
+            return index
+        }
+        if let label = TablesRoute.label(ofPath: path), let index = endpointLabels.firstIndex(of: label) {
             return index
         }
         return path.hasPrefix("/schema/") ? endpoints.count : endpoints.count + 1

@@ -1,0 +1,211 @@
+import HTTPServer
+import SQLiteEngine
+
+/// The writing endpoints of the Tables API: `POST …/rows` (JSON objects to rows), `PATCH …/rows/{key}`,
+/// `DELETE …/rows/{key}` and `DELETE …/rows?FILTERS`. Each is all or nothing, in one savepoint on the writer.
+extension SQLiteService {
+    /// The work of a writing request, its body checked before it waits for the writer.
+    func tablesWrite(
+        _ route: TablesRoute,
+        _ request: HTTPRequest,
+        limits: ServiceLimits
+    ) throws(APIError) -> (Database) throws(APIError) -> [UInt8] {
+        let deadline = ContinuousClock.now + limits.statementTimeout
+        let work: (Database) throws(APIError) -> [UInt8]
+        switch (route, request.method) {
+        case (.rows(let name), "POST"):
+            try JSONContentType.check(request.headers["content-type"])
+            let insert = try TableInsertRequest(request.body, maxRows: limits.maxBatchSize)
+            work = { db throws(APIError) in try Self.insertBody(db, table: try Self.table(name, db), insert) }
+        case (.rows(let name), _):  // DELETE by filters
+            let pairs = request.query
+            work = { db throws(APIError) in
+                let table = try Self.table(name, db)
+                let list = try TableListRequest(table: table, pairs: pairs, allowedOptions: [], maxRows: limits.maxRows)
+                guard !list.query.filters.isEmpty else {
+                    throw .invalidRequest("DELETE of rows needs at least one filter (it would delete every row)")
+                }
+                return Self.changesBody(try Self.mapped(db) { try db.deleteRecords(list.query) })
+            }
+        case (.row(let name, let key), "PATCH"):
+            try JSONContentType.check(request.headers["content-type"])
+            let values = try Self.patchValues(request.body)
+            work = { db throws(APIError) in
+                let table = try Self.table(name, db)
+                let keyValues = try Self.keyValues(key, table: table)
+                let row = try Self.columnValues(values, table: table, context: nil)
+                guard let updated = try Self.mapped(db, { try db.updateRecord(table, key: keyValues, values: row) })
+                else { throw .noSuchRow() }
+                var writer = JSONWriter()
+                writer.beginObject()
+                writer.key("row")
+                Self.writeRow(
+                    updated,
+                    columns: RecordQuery(table: table).outputColumns,
+                    shape: .objects,
+                    int64AsString: false,
+                    into: &writer
+                )
+                writer.endObject()
+                return writer.bytes
+            }
+        case (.row(let name, let key), _):  // DELETE by key
+            work = { db throws(APIError) in
+                let table = try Self.table(name, db)
+                let keyValues = try Self.keyValues(key, table: table)
+                let changes = try Self.mapped(db) { try db.deleteRecord(table, key: keyValues) }
+                guard changes > 0 else { throw .noSuchRow() }
+                return Self.changesBody(changes)
+            }
+        default:
+            throw .internal("no Tables write for this route")
+        }
+        return { db throws(APIError) in
+            try db.withRequestDeadline(deadline) { () throws(APIError) in
+                // One savepoint: all or nothing, whether the writer is in autocommit or inside a group commit.
+                try Self.mapped(db) { try db.inSavepoint { db in try work(db) } }
+            }
+        }
+    }
+
+    private static func insertBody(
+        _ db: Database,
+        table: RecordTable,
+        _ insert: TableInsertRequest
+    ) throws(APIError)
+        -> [UInt8]
+    {
+        var rows: [[(column: String, value: DatabaseValue)]] = []
+        for (index, object) in insert.rows.enumerated() {
+            do throws(APIError) {
+                rows.append(try columnValues(object, table: table, context: "rows[\(index)]"))
+            } catch {
+                var error = error
+                error.rowIndex = index
+                error.rolledBack = true
+                throw error
+            }
+        }
+        let result: (changes: Int, keys: [[DatabaseValue]?])
+        do {
+            result = try db.insertRecords(into: table, rows: rows, onConflict: insert.onConflict)
+        } catch let error as RecordRowError {
+            var mapped = APIError(error.underlying, db: db)
+            mapped.rowIndex = error.rowIndex
+            mapped.rolledBack = true
+            throw mapped
+        } catch {
+            throw APIError(error, db: db)
+        }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("changes")
+        writer.writeInt64(Int64(result.changes))
+        writer.key("keys")
+        writer.beginArray()
+        for key in result.keys {
+            if let key {
+                writeRow(key, columns: table.key, shape: .objects, int64AsString: insert.int64AsString, into: &writer)
+            } else {
+                writer.writeNull()
+            }
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private static func changesBody(_ changes: Int) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("changes")
+        writer.writeInt64(Int64(changes))
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// A `PATCH` body: a non-empty JSON object of columns and values.
+    private static func patchValues(_ body: [UInt8]) throws(APIError) -> JSONObject {
+        let value: JSONValue
+        do {
+            value = try JSONParser().parse(body)
+        } catch {
+            throw .invalidJSON("the body is not valid JSON")
+        }
+        guard case .object(let object) = value else {
+            throw .invalidRequest("the body must be a JSON object of columns and values")
+        }
+        guard !object.isEmpty else { throw .invalidRequest("the body names no column to set") }
+        return object
+    }
+
+    /// An object's members as stored column names and bindable values (`NO_SUCH_COLUMN`, `BIND_ERROR` naming the
+    /// column, never the value).
+    static func columnValues(
+        _ object: JSONObject,
+        table: RecordTable,
+        context: String?
+    ) throws(APIError)
+        -> [(column: String, value: DatabaseValue)]
+    {
+        var row: [(column: String, value: DatabaseValue)] = []
+        for member in object.members {
+            let column = try TableListRequest.column(member.key, table: table)
+            guard !row.contains(where: { $0.column == column }) else {
+                throw .invalidRequest(RequestDecoder.located("column \(column) given twice", in: context))
+            }
+            let value = try RequestDecoder.parameterValue(
+                member.value,
+                parameter: "column \(RequestDecoder.quotedForMessage(column))",
+                set: "",
+                context: context
+            )
+            row.append((column, value.databaseValue))
+        }
+        return row
+    }
+}
+
+/// The body of `POST /tables/{table}/rows`: `{"rows": [{...}, ...], "on_conflict": …, "int64_as_string": bool}`.
+struct TableInsertRequest {
+    var rows: [JSONObject] = []
+    var onConflict = RecordConflictPolicy.error
+    var int64AsString = false
+
+    init(_ body: [UInt8], maxRows: Int) throws(APIError) {
+        let value: JSONValue
+        do {
+            value = try JSONParser().parse(body)
+        } catch {
+            throw .invalidJSON("the body is not valid JSON")
+        }
+        guard case .object(let object) = value else { throw .invalidRequest("the body must be a JSON object") }
+        for member in object.members {
+            switch (member.key, member.value) {
+            case ("rows", .array(let items)):
+                guard !items.isEmpty else { throw .invalidRequest("rows is empty") }
+                guard items.count <= maxRows else {
+                    throw .invalidRequest("rows holds more than \(maxRows) rows")
+                }
+                for (index, item) in items.enumerated() {
+                    guard case .object(let row) = item else {
+                        throw .invalidRequest("rows[\(index)] must be an object of columns and values")
+                    }
+                    rows.append(row)
+                }
+            case ("rows", let other):
+                throw .invalidRequest("rows must be an array, not \(other.typeName)")
+            case ("on_conflict", .string("error")): onConflict = .error
+            case ("on_conflict", .string("ignore")): onConflict = .ignore
+            case ("on_conflict", .string("update")): onConflict = .update
+            case ("on_conflict", _):
+                throw .invalidRequest(#"on_conflict must be "error", "ignore" or "update""#)
+            case ("int64_as_string", .bool(let flag)): int64AsString = flag
+            case ("int64_as_string", _): throw .invalidRequest("int64_as_string must be a boolean")
+            default:
+                throw .invalidRequest("unknown key \(RequestDecoder.quotedForMessage(member.key))")
+            }
+        }
+        guard !rows.isEmpty else { throw .invalidRequest("rows is missing") }
+    }
+}

@@ -1,0 +1,66 @@
+import HTTPServer
+
+/// Which Tables endpoint a path names: `/tables`, `/tables/{table}/rows`, `/tables/{table}/rows/{key}`,
+/// `/tables/{table}/count`.
+///
+/// Segments are split on the raw path and decoded one by one, so that `%2F` in a table name and `%2C` in a key part
+/// stay inside their segment or part.
+enum TablesRoute: Equatable {
+    case list
+    case rows(table: String)
+    case row(table: String, key: [String])
+    case count(table: String)
+
+    /// The metrics label of each route (never the table name or key, which clients choose).
+    var label: String {
+        switch self {
+        case .list: "/tables"
+        case .rows: "/tables/{table}/rows"
+        case .row: "/tables/{table}/rows/{key}"
+        case .count: "/tables/{table}/count"
+        }
+    }
+
+    /// The route of `rawPath`; nil when it is not under `/tables`; 404 `NOT_FOUND` for a path under `/tables` that
+    /// names no endpoint, 400 for an invalid escape.
+    static func parse(rawPath: String) throws(APIError) -> TablesRoute? {
+        guard rawPath == "/tables" || rawPath.hasPrefix("/tables/") else { return nil }
+        let segments = rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
+        guard let first = segments.first else { return .list }
+        let table = try decoded(first)
+        switch Array(segments.dropFirst()) {
+        case ["rows"]:
+            return .rows(table: table)
+        case ["count"]:
+            return .count(table: table)
+        case let rest where rest.count == 2 && rest[0] == "rows":
+            var parts: [String] = []
+            for part in rest[1].split(separator: ",", omittingEmptySubsequences: false) {
+                parts.append(try decoded(part))
+            }
+            return .row(table: table, key: parts)
+        default:
+            throw .notFound("no endpoint at \(SQLiteService.printable(rawPath))")
+        }
+    }
+
+    /// Labels for the metrics of any path under `/tables` (decoded; a `/` inside a name only changes the label).
+    static func label(ofPath path: String) -> String? {
+        guard path == "/tables" || path.hasPrefix("/tables/") else { return nil }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
+        switch segments.count {
+        case 0: return "/tables"
+        case 2 where segments.last == "rows": return "/tables/{table}/rows"
+        case 2 where segments.last == "count": return "/tables/{table}/count"
+        case 3 where segments.dropFirst().first == "rows": return "/tables/{table}/rows/{key}"
+        default: return nil
+        }
+    }
+
+    private static func decoded(_ segment: Substring) throws(APIError) -> String {
+        guard let text = HTTPRequest.percentDecoded(segment) else {
+            throw .badRequest("invalid percent-encoding in the path")
+        }
+        return text
+    }
+}
