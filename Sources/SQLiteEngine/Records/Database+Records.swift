@@ -141,51 +141,35 @@ extension Database {
         row: [(column: String, value: DatabaseValue)],
         onConflict: RecordConflictPolicy
     ) throws -> (key: [DatabaseValue]?, changes: Int) {
-        let returning = " RETURNING " + table.key.map(RecordQuery.quoted).joined(separator: ", ")
-        let name = RecordQuery.quoted(table.name)
-        if onConflict == .update, table.usesRowid {
-            // No conflict target names the implicit rowid: update the row with that rowid if there is one.
-            if let rowid = row.first(where: { RecordTable.sameIdentifier($0.column, "rowid") })?.value {
-                let values = row.filter { !RecordTable.sameIdentifier($0.column, "rowid") }
-                if let updated = try updateRecord(table, key: [rowid], values: values) {
-                    return ([updated[0]], 1)
+        if onConflict == .update {
+            // An upsert on the key: the row with this key gets the columns given, the others keep their values.
+            // Written as UPDATE, then INSERT when no row has the key (not INSERT … ON CONFLICT DO UPDATE, whose
+            // INSERT would first fail NOT NULL for the columns the object leaves out).
+            let key = table.key.compactMap { key in row.first { RecordTable.sameIdentifier($0.column, key) }?.value }
+            if key.count == table.key.count {
+                let values = row.filter { member in
+                    !table.key.contains { RecordTable.sameIdentifier($0, member.column) }
                 }
+                let existing =
+                    values.isEmpty
+                    ? try fetchRecord(table, key: key) : try updateRecord(table, key: key, values: values)
+                if let existing { return (Array(existing.prefix(table.key.count)), values.isEmpty ? 0 : 1) }
             }
         }
+        let name = RecordQuery.quoted(table.name)
         let columns = row.map { RecordQuery.quoted($0.column) }
         var sql =
             row.isEmpty
             ? "INSERT INTO \(name) DEFAULT VALUES"
             : "INSERT INTO \(name)(\(columns.joined(separator: ", "))) VALUES ("
                 + Array(repeating: "?", count: row.count).joined(separator: ", ") + ")"
-        switch onConflict {
-        case .error:
-            break
-        case .ignore:
-            sql += row.isEmpty ? "" : " ON CONFLICT DO NOTHING"
-        case .update where !table.usesRowid && !row.isEmpty:
-            let keySet = Set(table.key.map { $0.lowercased() })
-            let updates = row.filter { !keySet.contains($0.column.lowercased()) }.map(\.column)
-            let target = table.key.map(RecordQuery.quoted).joined(separator: ", ")
-            sql +=
-                updates.isEmpty
-                ? " ON CONFLICT(\(target)) DO NOTHING"
-                : " ON CONFLICT(\(target)) DO UPDATE SET "
-                    + updates.map { "\(RecordQuery.quoted($0)) = excluded.\(RecordQuery.quoted($0))" }
-                    .joined(separator: ", ")
-        case .update:
-            break
+        if onConflict == .ignore, !row.isEmpty {
+            // Key and unique conflicts only: NOT NULL and CHECK still fail (unlike INSERT OR IGNORE).
+            sql += " ON CONFLICT DO NOTHING"
         }
-        let rows = try fetchAll(sql: sql + returning, arguments: .positional(row.map(\.value)))
-        guard let first = rows.first else {
-            // Skipped by DO NOTHING; for an upsert whose row exists unchanged, find its key from the row given.
-            if onConflict == .update {
-                let key = table.key.compactMap { key in row.first { RecordTable.sameIdentifier($0.column, key) }?.value
-                }
-                return (key.count == table.key.count ? key : nil, 0)
-            }
-            return (nil, 0)
-        }
+        sql += " RETURNING " + table.key.map(RecordQuery.quoted).joined(separator: ", ")
+        let rows = try fetchAll(sql: sql, arguments: .positional(row.map(\.value)))
+        guard let first = rows.first else { return (nil, 0) }
         return ((0..<first.count).map { first.value(at: $0) }, 1)
     }
 
