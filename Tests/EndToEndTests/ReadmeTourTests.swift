@@ -12,34 +12,88 @@ import Testing
         var description: String { "\(method) \(path) \(body ?? "")" }
     }
 
-    /// The tour's steps, parsed from README.md.
-    static func steps() throws -> [Step] {
+    /// The steps of the first `console` block after the line `heading` (the first block of the README when nil).
+    static func steps(after heading: String? = nil) throws -> [Step] {
         let readme = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let lines = readme.components(separatedBy: "\n")
-        guard let start = lines.firstIndex(of: "```console") else { return [] }
+        let from = heading.flatMap { lines.firstIndex(of: $0) } ?? 0
+        guard let start = lines[from...].firstIndex(of: "```console") else { return [] }
         var steps: [Step] = []
         var index = start + 1
         while index < lines.count, lines[index] != "```" {
             let line = lines[index]
             index += 1
             guard line.hasPrefix("$ curl -s ") else { continue }
-            let command = String(line.dropFirst("$ curl -s ".count))
+            var command = Substring(line.dropFirst("$ curl -s ".count))
             let expected = index < lines.count ? lines[index] : ""
             index += 1
+            var method: String?
+            if command.hasPrefix("-X ") {
+                let rest = command.dropFirst(3)
+                let end = rest.firstIndex(of: " ") ?? rest.endIndex
+                method = String(rest[..<end])
+                command = rest[end...].drop { $0 == " " }
+            }
             if command.hasPrefix("--json '") {
                 // --json 'BODY' localhost:8080/PATH, where a shell-quoted ' is written '"'"'.
                 guard let close = command.range(of: "' localhost:8080", options: .backwards) else { continue }
                 let body = String(command[command.index(command.startIndex, offsetBy: 8)..<close.lowerBound])
                     .replacingOccurrences(of: #"'"'"'"#, with: "'")
                 let path = String(command[close.upperBound...])
-                steps.append(Step(method: "POST", path: path, body: body, expected: expected))
-            } else if command.hasPrefix("localhost:8080") {
+                steps.append(Step(method: method ?? "POST", path: path, body: body, expected: expected))
+            } else {
+                let url = command.hasPrefix("'") && command.hasSuffix("'") ? command.dropFirst().dropLast() : command
+                guard url.hasPrefix("localhost:8080") else { continue }
                 steps.append(
-                    Step(method: "GET", path: String(command.dropFirst("localhost:8080".count)), expected: expected)
+                    Step(
+                        method: method ?? "GET",
+                        path: String(url.dropFirst("localhost:8080".count)),
+                        expected: expected
+                    )
                 )
             }
         }
         return steps
+    }
+
+    /// Replays `steps` on a fresh server. Paging cursors are signed with a key made at each start, so a cursor in
+    /// the README stands for the one this server gave at the same place: it is mapped, in outputs and in the paths
+    /// of later steps.
+    static func replay(_ steps: [Step]) throws {
+        let directory = try TemporaryDirectory(prefix: "sqlited-readme")
+        let server = try ServerProcess.startSqlited(directory: directory.url)
+        defer { _ = try? server.stop() }
+        let client = try server.makeClient()
+        var cursors: [String: String] = [:]
+        for step in steps {
+            var path = step.path
+            for (shown, actual) in cursors { path = path.replacingOccurrences(of: shown, with: actual) }
+            let response = try client.request(
+                method: step.method,
+                path: path,
+                headers: step.body == nil ? [] : [("Content-Type", "application/json")],
+                body: step.body.map { Array($0.utf8) }
+            )
+            var actual = response.bodyText
+            for (shown, given) in zip(Self.cursors(in: step.expected), Self.cursors(in: actual)) {
+                cursors[shown] = given
+                actual = actual.replacingOccurrences(of: given, with: shown)
+            }
+            #expect(actual == step.expected, "\(step)")
+        }
+    }
+
+    /// The values of `"next"` and `"prev"` in a body, in order.
+    static func cursors(in body: String) -> [String] {
+        var found: [String] = []
+        var rest = Substring(body)
+        while let range = rest.range(of: #""next":""#) ?? rest.range(of: #""prev":""#) {
+            let value = rest[range.upperBound...]
+            guard let end = value.firstIndex(of: "\"") else { break }
+            found.append(String(value[..<end]))
+            rest = value[end...]
+        }
+        return found
     }
 
     /// The tour has every endpoint of the contract's core in it.
@@ -50,18 +104,14 @@ import Testing
 
     /// Every step answers exactly what the README shows.
     @Test func tour_outputsMatchTheReadme() throws {
-        let directory = try TemporaryDirectory(prefix: "sqlited-readme")
-        let server = try ServerProcess.startSqlited(directory: directory.url)
-        defer { _ = try? server.stop() }
-        let client = try server.makeClient()
-        for step in try Self.steps() {
-            let response = try client.request(
-                method: step.method,
-                path: step.path,
-                headers: step.body == nil ? [] : [("Content-Type", "application/json")],
-                body: step.body.map { Array($0.utf8) }
-            )
-            #expect(response.bodyText == step.expected, "\(step)")
-        }
+        try Self.replay(try Self.steps())
+    }
+
+    /// The Tables API tour: every step answers what the README shows.
+    @Test func tablesTour_outputsMatchTheReadme() throws {
+        let steps = try Self.steps(after: "## The Tables API")
+        #expect(Set(steps.map(\.method)) == ["GET", "POST", "PATCH", "DELETE"])
+        #expect(steps.contains { $0.path.contains("_after=") })
+        try Self.replay(steps)
     }
 }
