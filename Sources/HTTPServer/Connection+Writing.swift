@@ -9,6 +9,11 @@ extension Connection {
     func dispatch(_ request: HTTPRequest) {
         inFlight = true
         headStartedAt = nil
+        if limits.http2.enabled && !shuttingDown, let settings = HTTP2Upgrade.settingsPayload(of: request),
+            upgradeToHTTP2(request, settingsPayload: settings)
+        {
+            return
+        }
         let keepAlive = request.keepAlive && !shuttingDown
         if let response = server.handler.handleOnEventLoop(request) {
             deliver(response, to: request, keepAlive: keepAlive)

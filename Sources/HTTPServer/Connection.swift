@@ -49,6 +49,11 @@ final class Connection: @unchecked Sendable {
 
     var parser: RequestParser
     var limits: HTTPLimits
+    /// The HTTP/2 session once the connection has switched to HTTP/2 (`Connection+HTTP2`).
+    var http2: HTTP2Session?
+    /// The first bytes received, held until they show whether the connection opens with the HTTP/2 preface; nil
+    /// once that is decided (or when HTTP/2 is off).
+    var prefaceProbe: [UInt8]?
     /// The connection's key in its loop's epoll set (0 until registered).
     var token: UInt64 = 0
     /// The readiness events the epoll set watches for, and the ones wanted now (`updateInterest`).
@@ -95,6 +100,7 @@ final class Connection: @unchecked Sendable {
         logger[metadataKey: "http.peer"] = "\(remoteAddress ?? "unknown")"
         self.logger = logger
         parser = RequestParser(limits: limits, remoteAddress: remoteAddress)
+        prefaceProbe = limits.http2.enabled ? [] : nil
     }
 
     var pendingOutput: Int { output.count - outputOffset }
@@ -125,6 +131,10 @@ final class Connection: @unchecked Sendable {
     func beginShutdown() {
         queue.async { [self] in
             guard !closed else { return }
+            if let http2 {
+                beginHTTP2Shutdown(http2)
+                return
+            }
             shuttingDown = true
             // An idle connection has nothing in flight to protect: close it now rather than linger.
             if !inFlight && parser.phase == .idle && pendingOutput == 0 {
@@ -177,7 +187,7 @@ final class Connection: @unchecked Sendable {
         guard !closed else { return }
         let result: IOResult<Int>
         do {
-            if parser.phase == .idle {
+            if parser.phase == .idle && http2 == nil {
                 // A limit change (SIGHUP reload) applies from the next request.
                 limits = loop.limits
                 parser.limits = limits
@@ -185,7 +195,7 @@ final class Connection: @unchecked Sendable {
             result = try withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { buffer in
                 let result = try Socket.read(fd, into: buffer)
                 if case .done(let count) = result, count > 0, !lingering {
-                    parser.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    received(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 }
                 return result
             }
@@ -215,6 +225,10 @@ final class Connection: @unchecked Sendable {
     /// Parses and dispatches as many requests as the state allows: one in flight at a time, none while the output
     /// is over its bound (a client that does not read its responses gets no more of them produced).
     func processInput() {
+        if let http2 {
+            processHTTP2(http2)
+            return
+        }
         guard !closed && !lingering && !processingInput else { return }
         processingInput = true
         defer { processingInput = false }
@@ -251,6 +265,8 @@ final class Connection: @unchecked Sendable {
             wanted = false
         } else if lingering {
             wanted = true
+        } else if http2 != nil {
+            wanted = !closing && pendingOutput <= limits.maxPendingOutput
         } else {
             wanted =
                 !closing && pendingOutput <= limits.maxPendingOutput
@@ -280,6 +296,10 @@ final class Connection: @unchecked Sendable {
 
     func updateTimer() {
         guard !closed && !lingering else { return }
+        if let http2 {
+            updateHTTP2Timer(http2)
+            return
+        }
         let now = DispatchTime.now()
         var purpose = TimerPurpose.none
         var deadline = DispatchTime.distantFuture
@@ -315,6 +335,10 @@ final class Connection: @unchecked Sendable {
 
     func handleTick() {
         guard !closed, timerPurpose != .none, DispatchTime.now() >= timerDeadline else { return }
+        if let http2, !lingering {
+            handleHTTP2Tick(http2)
+            return
+        }
         switch timerPurpose {
         case .none:
             break

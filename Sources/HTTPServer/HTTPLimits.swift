@@ -29,6 +29,8 @@ public struct HTTPLimits: Sendable, Hashable {
     /// Bound on a connection's unsent output: above it the server stops reading that client's next requests, and a
     /// streamed body's writer blocks until the client has read enough.
     public var maxPendingOutput: Int = 256 * 1024
+    /// HTTP/2 (h2c): whether it is served, and its own limits.
+    public var http2 = HTTP2Settings()
 
     /// The contract's defaults.
     public init() {}

@@ -113,6 +113,16 @@ struct RequestParser {
     /// Bytes received but not yet consumed by a complete request.
     var bufferedByteCount: Int { buffer.count - start }
 
+    /// Removes and returns the bytes received after the last complete request (a connection switching protocols
+    /// hands them to the new one).
+    mutating func takeBufferedBytes() -> [UInt8] {
+        let rest = Array(buffer[start...])
+        buffer = []
+        start = 0
+        scanOffset = 0
+        return rest
+    }
+
     var phase: Phase {
         switch state {
         case .head: (headBytes == 0 && buffer.count == start) ? .idle : .head
@@ -408,6 +418,7 @@ struct RequestParser {
         switch version {
         case .http1_1: keepAlive = !connectionTokens.contains("close")
         case .http1_0: keepAlive = connectionTokens.contains("keep-alive") && !connectionTokens.contains("close")
+        case .http2: keepAlive = true  // never parsed from a request line
         }
 
         var expectsContinue = false

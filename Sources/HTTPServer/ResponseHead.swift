@@ -77,12 +77,12 @@ enum ResponseHead {
     }
 
     /// Whether `name` is one of `serverOwnedFields`; the length rules out most names before any comparison.
-    private static func isServerOwned(_ name: String) -> Bool {
+    static func isServerOwned(_ name: String) -> Bool {
         serverOwnedLengths.contains(name.utf8.count)
             && serverOwnedFields.contains { HTTPHeaders.namesEqual($0, name) }
     }
 
-    private static func isValidValue(_ value: String) -> Bool {
+    static func isValidValue(_ value: String) -> Bool {
         var value = value
         return value.withUTF8 { $0.allSatisfy(ASCII.isFieldValueCharacter) }
     }

@@ -1,42 +1,142 @@
 import CNGHTTP2
+import Dispatch
 
-/// One libnghttp2 server session, driven in memory: the connection feeds it the socket's bytes
-/// (`receive`) and writes what it produces (`takeOutput`); it never reads or writes a socket itself,
-/// so it never blocks an event loop. Not thread-safe: one event loop owns it.
+/// One libnghttp2 server session, driven in memory: the connection feeds it the socket's bytes (`receive`) and
+/// writes what it produces (`takeOutput`); it never reads or writes a socket itself, so it never blocks an event
+/// loop. Not thread-safe: one event loop owns it.
+///
+/// libnghttp2 does the framing, HPACK, flow control, stream states and the HTTP messaging rules (pseudo-header
+/// fields, connection-specific fields, `content-length` against the DATA received: a violation resets the stream
+/// with `PROTOCOL_ERROR`). This type adds the server's limits: header list size and count (431), body size (413),
+/// stalled bodies (408), and the flood budgets (GOAWAY `ENHANCE_YOUR_CALM`).
 final class HTTP2Session {
-    /// A request stream whose headers and body have all arrived.
-    struct CompletedStream: Equatable, Sendable {
-        var streamID: Int32
-        /// Header fields in arrival order, pseudo-headers (`:method`, `:path`, …) included.
-        var headers: [(name: String, value: String)]
-        var body: [UInt8]
-
-        static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.streamID == rhs.streamID && lhs.body == rhs.body
-                && lhs.headers.map(\.name) == rhs.headers.map(\.name)
-                && lhs.headers.map(\.value) == rhs.headers.map(\.value)
-        }
+    /// What `receive` found, in order.
+    enum Event: Sendable {
+        /// A request stream whose header fields and body have all arrived. `headers` in arrival order, pseudo-header
+        /// fields (`:method`, `:path`, …) included.
+        case request(streamID: Int32, headers: [(name: String, value: String)], body: [UInt8])
+        /// A stream past a limit: answer it with the error now; the rest of it is discarded.
+        case reject(streamID: Int32, RequestParser.Rejection)
     }
 
     /// Why the session must end: the connection sends what `takeOutput` returns, then closes.
     struct ProtocolError: Error, Equatable { var code: Int }
 
-    private var session: OpaquePointer?
-    private var open: [Int32: CompletedStream] = [:]
-    /// Response bodies not yet handed to libnghttp2 as DATA frames, per stream: the data provider reads
-    /// from here as the peer's flow-control window allows.
-    private var pendingBodies: [Int32: ArraySlice<UInt8>] = [:]
-    /// Streams completed since the last `receive`.
-    private(set) var completed: [CompletedStream] = []
+    /// A request stream still being received.
+    private struct IncomingStream {
+        var headers: [(name: String, value: String)] = []
+        var headerListSize = 0
+        var body: [UInt8] = []
+        /// Past a limit: the error event is emitted (once) and everything else the stream sends is dropped.
+        var rejection: RequestParser.Rejection?
+        var rejectionSent = false
+        var lastActivity: UInt64
+    }
 
-    init(maxConcurrentStreams: UInt32) {
+    private var session: OpaquePointer?
+    private let limits: HTTPLimits
+    private var incoming: [Int32: IncomingStream] = [:]
+    /// Streams handed to the handler and not answered yet.
+    private(set) var answering: Set<Int32> = []
+    /// Response bodies not yet handed to libnghttp2 as DATA frames: the data provider reads from here as the
+    /// peer's flow-control window allows.
+    private var pendingBodies: [Int32: ArraySlice<UInt8>] = [:]
+    private var controlFrames: FloodBudget
+    private var resets: FloodBudget
+    /// Events since the last `receive`.
+    private(set) var events: [Event] = []
+    /// Requests handed over since the session began.
+    private(set) var requestCount = 0
+    /// Set when a flood ended the session (GOAWAY `ENHANCE_YOUR_CALM` queued).
+    private(set) var floodDetected: String?
+
+    /// A server session that has queued its SETTINGS frame (sent with the first `takeOutput`).
+    init(limits: HTTPLimits) {
+        self.limits = limits
+        controlFrames = FloodBudget(burst: limits.http2.controlFrameBurst, rate: limits.http2.controlFrameRate)
+        resets = FloodBudget(burst: limits.http2.resetBurst, rate: limits.http2.resetRate)
         var callbacks: OpaquePointer?
         precondition(nghttp2_session_callbacks_new(&callbacks) == 0, "nghttp2: out of memory")
         defer { nghttp2_session_callbacks_del(callbacks) }
+        Self.install(callbacks)
+        var options: OpaquePointer?
+        precondition(nghttp2_option_new(&options) == 0, "nghttp2: out of memory")
+        defer { nghttp2_option_del(options) }
+        // A header block of the largest allowed head fits in a HEADERS frame and a few CONTINUATIONs; an endless
+        // run of them (CVE-2024-28182) ends the session.
+        nghttp2_option_set_max_continuations(options, 16)
+        precondition(
+            nghttp2_session_server_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), options) == 0,
+            "nghttp2: out of memory"
+        )
+        let window = UInt32(clamping: min(max(limits.http2.initialWindowSize, 0), Int(Int32.max)))
+        var settings = [
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                value: UInt32(clamping: max(limits.http2.maxConcurrentStreams, 0))
+            ),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: window),
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                value: UInt32(clamping: max(limits.maxHeadSize, 0))
+            ),
+        ]
+        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        // The connection's window (SETTINGS only sets the streams').
+        _ = nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, Int32(window))
+    }
+
+    /// A session for a connection upgraded from HTTP/1.1 (`Upgrade: h2c`), whose request becomes stream 1,
+    /// half-closed; nil when `settingsPayload` (the decoded `HTTP2-Settings` field) is not a valid SETTINGS payload.
+    convenience init?(upgradingWith settingsPayload: [UInt8], headRequest: Bool, limits: HTTPLimits) {
+        self.init(limits: limits)
+        let result = settingsPayload.withUnsafeBufferPointer { payload in
+            nghttp2_session_upgrade2(session, payload.baseAddress, payload.count, headRequest ? 1 : 0, nil)
+        }
+        guard result == 0 else { return nil }
+        answering.insert(1)
+        requestCount += 1
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    private static func from(_ user: UnsafeMutableRawPointer?) -> HTTP2Session? {
+        user.map { Unmanaged<HTTP2Session>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    // MARK: - Receiving
+
+    /// Feeds bytes received from the socket; afterwards `events` holds what they completed.
+    ///
+    /// - Throws: ``ProtocolError`` when the session cannot go on; a GOAWAY may be queued for `takeOutput`.
+    func receive(_ bytes: UnsafeRawBufferPointer) throws(ProtocolError) {
+        events.removeAll(keepingCapacity: true)
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let result = nghttp2_session_mem_recv(session, base, bytes.count)
+        if result < 0 {
+            // Queue the GOAWAY the error calls for, if libnghttp2 has not (it does for most protocol errors): a flood
+            // libnghttp2 caught itself (acknowledgements the client does not read, an endless run of CONTINUATION
+            // frames) gets ENHANCE_YOUR_CALM, like the ones this type counts.
+            let code = Int32(result)
+            if code == NGHTTP2_ERR_FLOODED.rawValue || code == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue {
+                terminate(
+                    flood: code == NGHTTP2_ERR_FLOODED.rawValue ? "unread acknowledgements" : "CONTINUATION frames"
+                )
+            } else {
+                _ = nghttp2_session_terminate_session(session, UInt32(NGHTTP2_PROTOCOL_ERROR.rawValue))
+            }
+            throw ProtocolError(code: Int(result))
+        }
+    }
+
+    private static func install(_ callbacks: OpaquePointer?) {
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
-            guard let frame, let user else { return 0 }
-            let streamID = frame.pointee.hd.stream_id
-            HTTP2Session.from(user).open[streamID] = CompletedStream(streamID: streamID, headers: [], body: [])
+            guard let frame, let session = HTTP2Session.from(user) else { return 0 }
+            if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+                session.incoming[frame.pointee.hd.stream_id] = IncomingStream(
+                    lastActivity: DispatchTime.now().uptimeNanoseconds
+                )
+            }
             return 0
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) {
@@ -48,98 +148,239 @@ final class HTTP2Session {
             valueLength,
             _,
             user in
-            guard let frame, let name, let value, let user else { return 0 }
-            let field = (
-                String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-                String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+            guard let frame, let name, let value, let session = HTTP2Session.from(user) else { return 0 }
+            session.header(
+                streamID: frame.pointee.hd.stream_id,
+                name: UnsafeBufferPointer(start: name, count: nameLength),
+                value: UnsafeBufferPointer(start: value, count: valueLength)
             )
-            HTTP2Session.from(user).open[frame.pointee.hd.stream_id]?.headers.append(field)
             return 0
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
-            guard let data, let user else { return 0 }
-            HTTP2Session.from(user).open[streamID]?.body += UnsafeBufferPointer(start: data, count: length)
+            guard let data, let session = HTTP2Session.from(user) else { return 0 }
+            session.data(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
-            guard let frame, let user else { return 0 }
-            let header = frame.pointee.hd
-            let type = UInt32(header.type)
-            guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue,
-                header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
-            else { return 0 }
-            let session = HTTP2Session.from(user)
-            if let stream = session.open.removeValue(forKey: header.stream_id) {
-                session.completed.append(stream)
-            }
+            guard let frame, let session = HTTP2Session.from(user) else { return 0 }
+            session.frameReceived(frame.pointee)
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, user in
-            guard let user else { return 0 }
-            let session = HTTP2Session.from(user)
-            session.open[streamID] = nil
+            guard let session = HTTP2Session.from(user) else { return 0 }
+            session.incoming[streamID] = nil
             session.pendingBodies[streamID] = nil
+            session.answering.remove(streamID)
             return 0
         }
-        precondition(
-            nghttp2_session_server_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0,
-            "nghttp2: out of memory"
-        )
-        var setting = nghttp2_settings_entry(
-            settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-            value: maxConcurrentStreams
-        )
-        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &setting, 1)
     }
 
-    deinit { nghttp2_session_del(session) }
-
-    private static func from(_ user: UnsafeMutableRawPointer) -> HTTP2Session {
-        Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue()
+    private func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard var stream = incoming[streamID], stream.rejection == nil else { return }
+        // RFC 9113 §6.5.2: a field's size is its name's and value's lengths plus 32.
+        stream.headerListSize += name.count + value.count + 32
+        if stream.headerListSize > limits.maxHeadSize {
+            stream.rejection = .headersTooLarge("request header list larger than \(limits.maxHeadSize) bytes")
+            stream.headers = []
+        } else if stream.headers.count >= limits.maxHeaderCount {
+            stream.rejection = .headersTooLarge("more than \(limits.maxHeaderCount) header fields")
+            stream.headers = []
+        } else {
+            stream.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+        incoming[streamID] = stream
     }
 
-    /// Feeds bytes received from the socket; afterwards `completed` holds the streams they finished.
-    func receive(_ bytes: UnsafeRawBufferPointer) throws(ProtocolError) {
-        completed.removeAll(keepingCapacity: true)
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        let result = nghttp2_session_mem_recv(session, base, bytes.count)
-        if result < 0 { throw ProtocolError(code: Int(result)) }
+    private func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard var stream = incoming[streamID] else { return }
+        stream.lastActivity = DispatchTime.now().uptimeNanoseconds
+        if stream.rejection == nil {
+            if stream.body.count + bytes.count > limits.maxBodySize {
+                stream.rejection = .payloadTooLarge(limit: limits.maxBodySize)
+                stream.body = []
+            } else {
+                stream.body += bytes
+            }
+        }
+        incoming[streamID] = stream
+        emitRejection(streamID)
     }
 
-    /// Queues a response on `streamID`: a HEADERS frame (`:status` first, then `headers`), then `body`
-    /// as DATA frames under flow control, the last with END_STREAM. Header names must be lower case.
+    private func frameReceived(_ frame: nghttp2_frame) {
+        let header = frame.hd
+        let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        switch UInt32(header.type) {
+        case NGHTTP2_HEADERS.rawValue:
+            if var stream = incoming[header.stream_id], stream.rejection == nil,
+                let length = stream.headers.first(where: { $0.name == "content-length" }).flatMap({ Int($0.value) }),
+                length > limits.maxBodySize
+            {
+                // Refused from the announced length, before any of the body.
+                stream.rejection = .payloadTooLarge(limit: limits.maxBodySize)
+                incoming[header.stream_id] = stream
+            }
+            emitRejection(header.stream_id)
+            if endStream { complete(header.stream_id) }
+        case NGHTTP2_DATA.rawValue:
+            if endStream {
+                complete(header.stream_id)
+            } else if header.length == 0 {
+                spendControlFrame("empty DATA frames")
+            }
+        case NGHTTP2_PING.rawValue, NGHTTP2_SETTINGS.rawValue:
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { spendControlFrame("PING or SETTINGS frames") }
+        case NGHTTP2_WINDOW_UPDATE.rawValue, NGHTTP2_PRIORITY.rawValue:
+            spendControlFrame("WINDOW_UPDATE or PRIORITY frames")
+        case NGHTTP2_RST_STREAM.rawValue:
+            spendControlFrame("RST_STREAM frames")
+            if incoming[header.stream_id] != nil || answering.contains(header.stream_id), !resets.spend() {
+                terminate(flood: "streams reset before their response (rapid reset)")
+            }
+        default:
+            break
+        }
+    }
+
+    private func emitRejection(_ streamID: Int32) {
+        guard var stream = incoming[streamID], let rejection = stream.rejection, !stream.rejectionSent else { return }
+        stream.rejectionSent = true
+        incoming[streamID] = stream
+        events.append(.reject(streamID: streamID, rejection))
+    }
+
+    private func complete(_ streamID: Int32) {
+        guard let stream = incoming.removeValue(forKey: streamID), stream.rejection == nil else { return }
+        answering.insert(streamID)
+        requestCount += 1
+        // Work asked for earns room for the control frames that go with it (window updates, a PING).
+        controlFrames.credit(8)
+        events.append(.request(streamID: streamID, headers: stream.headers, body: stream.body))
+    }
+
+    private func spendControlFrame(_ kind: String) {
+        if !controlFrames.spend() { terminate(flood: kind) }
+    }
+
+    private func terminate(flood: String) {
+        guard floodDetected == nil else { return }
+        floodDetected = flood
+        _ = nghttp2_session_terminate_session(session, UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue))
+    }
+
+    // MARK: - State
+
+    /// Whether `streamID` is still open, so that a response to it can be sent (the client may have reset it).
+    func isOpen(_ streamID: Int32) -> Bool {
+        nghttp2_session_find_stream(session, streamID) != nil
+    }
+
+    /// Streams whose request is still arriving or being answered, or whose response is still being sent.
+    var hasActiveStreams: Bool {
+        !incoming.isEmpty || !answering.isEmpty || !pendingBodies.isEmpty
+    }
+
+    /// False once the session has nothing more to read or write (after a GOAWAY both ways, or a fatal error).
+    var wantsToContinue: Bool {
+        nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
+    }
+
+    /// When the request stream that has waited longest for its next bytes last received some (uptime
+    /// nanoseconds); nil when no request is arriving.
+    var oldestIncomingActivity: UInt64? {
+        incoming.values.lazy.filter { $0.rejection == nil }.map(\.lastActivity).min()
+    }
+
+    /// Streams still receiving their request whose last DATA (or HEADERS) arrived before `deadline`; each is
+    /// marked rejected, so it is reported once.
+    func stalledStreams(before deadline: UInt64) -> [Int32] {
+        var stalled: [Int32] = []
+        for (streamID, stream) in incoming where stream.rejection == nil && stream.lastActivity < deadline {
+            stalled.append(streamID)
+        }
+        for streamID in stalled {
+            incoming[streamID]?.rejection = RequestParser.Rejection(
+                status: .requestTimeout,
+                code: "REQUEST_TIMEOUT",
+                message: "request not received in time"
+            )
+            incoming[streamID]?.rejectionSent = true
+            incoming[streamID]?.body = []
+        }
+        return stalled
+    }
+
+    // MARK: - Sending
+
+    /// Queues a response on `streamID`: a HEADERS frame (`:status` first, then `headers`), then `body` as DATA
+    /// frames under flow control, the last with END_STREAM (no DATA for an empty body). Header names must be lower
+    /// case. Returns false when the stream is gone (reset by the client): the response is dropped.
+    @discardableResult
     func respond(
         streamID: Int32,
         status: Int,
         headers: [(name: String, value: String)],
         body: [UInt8]
-    )
-        throws(ProtocolError)
-    {
+    ) throws(ProtocolError) -> Bool {
+        answering.remove(streamID)
+        guard isOpen(streamID) else { return false }
         let fields = [(name: ":status", value: String(status))] + headers
-        pendingBodies[streamID] = body[...]
-        var provider = nghttp2_data_provider()
-        provider.read_callback = { _, streamID, buffer, capacity, flags, _, user in
-            guard let buffer, let flags, let user else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-            let session = HTTP2Session.from(user)
-            let remaining = session.pendingBodies[streamID] ?? []
-            let count = min(capacity, remaining.count)
-            remaining.prefix(count).withUnsafeBytes { source in
-                guard let base = source.baseAddress else { return }
-                buffer.update(from: base.assumingMemoryBound(to: UInt8.self), count: count)
+        let result: Int32
+        if body.isEmpty {
+            result = withNameValues(fields) { nameValues in
+                nghttp2_submit_response(session, streamID, nameValues.baseAddress, nameValues.count, nil)
             }
-            if count == remaining.count {
-                flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-                session.pendingBodies[streamID] = nil
-            } else {
-                session.pendingBodies[streamID] = remaining.dropFirst(count)
+        } else {
+            pendingBodies[streamID] = body[...]
+            var provider = nghttp2_data_provider()
+            provider.read_callback = { _, streamID, buffer, capacity, flags, _, user in
+                guard let buffer, let flags, let session = HTTP2Session.from(user) else {
+                    return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+                }
+                return session.readBody(streamID: streamID, into: buffer, capacity: capacity, flags: flags)
             }
-            return count
+            result = withNameValues(fields) { nameValues in
+                nghttp2_submit_response(session, streamID, nameValues.baseAddress, nameValues.count, &provider)
+            }
         }
-        let result = withNameValues(fields) { nameValues in
-            nghttp2_submit_response(session, streamID, nameValues.baseAddress, nameValues.count, &provider)
+        if result != 0 {
+            pendingBodies[streamID] = nil
+            throw ProtocolError(code: Int(result))
         }
-        if result != 0 { throw ProtocolError(code: Int(result)) }
+        return true
+    }
+
+    private func readBody(
+        streamID: Int32,
+        into buffer: UnsafeMutablePointer<UInt8>,
+        capacity: Int,
+        flags: UnsafeMutablePointer<UInt32>
+    ) -> Int {
+        let remaining = pendingBodies[streamID] ?? []
+        let count = min(capacity, remaining.count)
+        remaining.prefix(count).withUnsafeBytes { source in
+            guard let base = source.baseAddress else { return }
+            buffer.update(from: base.assumingMemoryBound(to: UInt8.self), count: count)
+        }
+        if count == remaining.count {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            pendingBodies[streamID] = nil
+        } else {
+            pendingBodies[streamID] = remaining.dropFirst(count)
+        }
+        return count
+    }
+
+    /// Resets a stream (`RST_STREAM` with `code`, an `nghttp2_error_code`).
+    func reset(streamID: Int32, code: UInt32) {
+        answering.remove(streamID)
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, code)
+    }
+
+    /// Queues a graceful GOAWAY (`NO_ERROR`, the last stream the session has seen): no new stream is accepted, the
+    /// ones in progress finish.
+    func goAway() {
+        let lastStreamID = nghttp2_session_get_last_proc_stream_id(session)
+        _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, 0, nil, 0)
     }
 
     /// Calls `body` with libnghttp2 name/value pairs for `fields` (nghttp2 copies them before returning).
@@ -172,15 +413,18 @@ final class HTTP2Session {
         }
     }
 
-    /// The bytes the session wants sent now (SETTINGS, ACKs, GOAWAY, responses).
-    func takeOutput() throws(ProtocolError) -> [UInt8] {
+    /// The bytes the session wants sent now (SETTINGS, ACKs, GOAWAY, responses), frame by frame until about
+    /// `limit` bytes: what is left waits in the session (and its streams' bodies) until the connection asks again,
+    /// so a client that does not read cannot grow the output past the connection's bound.
+    func takeOutput(limit: Int = .max) throws(ProtocolError) -> [UInt8] {
         var output: [UInt8] = []
-        while true {
+        while output.count < limit {
             var data: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &data)
             if length < 0 { throw ProtocolError(code: Int(length)) }
-            guard length > 0, let data else { return output }
+            guard length > 0, let data else { break }
             output += UnsafeBufferPointer(start: data, count: length)
         }
+        return output
     }
 }

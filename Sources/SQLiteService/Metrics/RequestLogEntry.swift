@@ -1,3 +1,4 @@
+public import HTTPServer
 public import Logging
 
 /// The fields of one request log line: the path and status only, never the query string, the body or header
@@ -13,14 +14,34 @@ public struct RequestLogEntry: Sendable {
     public let bytes: Int?
     /// The configured name of the token that was used, never the token.
     public let tokenName: String?
+    /// The protocol that served the request: `http/1.1`, `http/1.0` or `h2`.
+    public let protocolName: String
 
-    public init(method: String, path: String, status: Int, duration: Duration, bytes: Int?, tokenName: String?) {
+    public init(
+        method: String,
+        path: String,
+        status: Int,
+        duration: Duration,
+        bytes: Int?,
+        tokenName: String?,
+        protocolName: String = "http/1.1"
+    ) {
         self.method = method
         self.path = path
         self.status = status
         self.duration = duration
         self.bytes = bytes
         self.tokenName = tokenName
+        self.protocolName = protocolName
+    }
+
+    /// The `protocol` field's value for a request of `version`.
+    public static func protocolName(of version: HTTPVersion) -> String {
+        switch version {
+        case .http1_0: "http/1.0"
+        case .http1_1: "http/1.1"
+        case .http2: "h2"
+        }
     }
 
     /// The line's message.
@@ -40,6 +61,7 @@ public struct RequestLogEntry: Sendable {
         return [
             "method": "\(method)",
             "path": "\(path)",
+            "protocol": "\(protocolName)",
             "status": "\(status)",
             "duration_ms": "\(milliseconds)",
             "bytes": "\(bytes.map(String.init) ?? "-")",

@@ -32,7 +32,12 @@ extension SQLiteService {
         case .stream: bytes = nil
         }
         if let metrics = options.metrics {
-            metrics.recordRequest(path: request.path, status: status, duration: duration)
+            metrics.recordRequest(
+                path: request.path,
+                status: status,
+                http2: request.version == .http2,
+                duration: duration
+            )
             if let code = errorCode ?? Self.errorCode(in: response) {
                 metrics.recordFailure(code: code)
             }
@@ -46,7 +51,8 @@ extension SQLiteService {
             status: status,
             duration: duration,
             bytes: bytes,
-            tokenName: tokenName
+            tokenName: tokenName,
+            protocolName: RequestLogEntry.protocolName(of: request.version)
         )
         if let requestLogHandler {
             requestLogHandler.logRequest(entry, level: level)

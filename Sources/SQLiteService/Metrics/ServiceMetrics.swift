@@ -17,8 +17,8 @@ import Darwin
 ///
 /// | name | type | labels | meaning |
 /// |---|---|---|---|
-/// | `sqlited_http_requests_total` | counter | `endpoint`, `status` | requests answered |
-/// | `sqlited_http_request_duration_seconds` | histogram | `endpoint`, `status` | time to produce the response |
+/// | `sqlited_http_requests_total` | counter | `endpoint`, `status`, `protocol` | requests answered |
+/// | `sqlited_http_request_duration_seconds` | histogram | `endpoint`, `status`, `protocol` | time to produce the response |
 /// | `sqlited_http_open_connections` | gauge | | client connections open now |
 /// | `sqlited_statement_cache_hits_total` | counter | | prepared statements reused from a connection's cache |
 /// | `sqlited_statement_cache_misses_total` | counter | | statements that had to be prepared |
@@ -58,6 +58,8 @@ public final class ServiceMetrics: Sendable {
     private struct RequestKey: Hashable {
         var endpoint: Int
         var status: Int
+        /// Served over HTTP/2 (`protocol="h2"`) rather than HTTP/1.x (`protocol="http/1.1"`).
+        var http2: Bool
     }
 
     private struct RequestSeries: Sendable {
@@ -125,8 +127,8 @@ public final class ServiceMetrics: Sendable {
     // MARK: Recording
 
     /// Counts one answered request and its duration; `path` is reduced to a known endpoint label.
-    func recordRequest(path: String, status: Int, duration: Duration) {
-        let key = RequestKey(endpoint: Self.endpointIndex(path), status: status)
+    func recordRequest(path: String, status: Int, http2: Bool = false, duration: Duration) {
+        let key = RequestKey(endpoint: Self.endpointIndex(path), status: status, http2: http2)
         let series = requestSeries.withReadLock { $0[key] } ?? addSeries(key)
         series.count.increment()
         let (seconds, attoseconds) = duration.components
@@ -139,7 +141,10 @@ public final class ServiceMetrics: Sendable {
             if let existing = series[key] {
                 return existing
             }
-            let dimensions = [("endpoint", Self.endpointLabels[key.endpoint]), ("status", String(key.status))]
+            let dimensions = [
+                ("endpoint", Self.endpointLabels[key.endpoint]), ("status", String(key.status)),
+                ("protocol", key.http2 ? "h2" : "http/1.1"),
+            ]
             let created = RequestSeries(
                 count: CoreMetrics.Counter(
                     label: "sqlited_http_requests_total",

@@ -123,6 +123,7 @@ struct DaemonConfiguration: Sendable, Equatable {
             default: http.maxConnections,
             range: 1...1_000_000
         )
+        try Self.loadHTTP2(from: values, into: &http)
 
         var service = ServiceLimits()
         service.maxRows = try values.int("limits.max_rows", default: service.maxRows, range: 0...100_000_000)

@@ -4,7 +4,7 @@ import SQLiteService
 /// The request log's own path: one line per request, formatted straight into a stack buffer and handed to the sink.
 ///
 /// It writes exactly the line ``DaemonLogHandler/line(level:label:message:metadata:format:)`` writes for
-/// ``RequestLogEntry/metadata`` (keys in order: bytes, duration_ms, method, path, status, token), without building,
+/// ``RequestLogEntry/metadata`` (keys in order: bytes, duration_ms, method, path, protocol, status, token), without building,
 /// sorting and formatting a metadata dictionary per request, and without a heap allocation. The `json` format, a
 /// logger with metadata of its own, a metadata provider, a value that needs quoting or a line longer than the
 /// buffer take the general path.
@@ -18,7 +18,8 @@ extension DaemonLogHandler: RequestLogHandler {
                     line.append(": request bytes="), line.appendDecimal(entry.bytes), line.append(" duration_ms="),
                     line.appendMilliseconds(entry.microseconds), line.append(" method="),
                     line.appendBare(entry.method), line.append(" path="), line.appendBare(entry.path),
-                    line.append(" status="), line.appendDecimal(entry.status), line.append(" token="),
+                    line.append(" protocol="), line.append(entry.protocolName), line.append(" status="),
+                    line.appendDecimal(entry.status), line.append(" token="),
                     line.appendBare(entry.tokenName ?? "-"), line.append("\n")
                 else { return false }
                 sink.append(line.written)

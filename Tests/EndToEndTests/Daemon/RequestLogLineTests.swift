@@ -14,6 +14,15 @@ import Glibc
         .init(method: "POST", path: "/query", status: 200, duration: .microseconds(51), bytes: 123, tokenName: nil),
         .init(method: "GET", path: "/health", status: 503, duration: .zero, bytes: nil, tokenName: "ops"),
         .init(
+            method: "GET",
+            path: "/tables/{table}/rows/{key}",
+            status: 200,
+            duration: .microseconds(7),
+            bytes: 9,
+            tokenName: nil,
+            protocolName: "h2"
+        ),
+        .init(
             method: "DELETE",
             path: "/schema/t",
             status: 200,
@@ -74,7 +83,7 @@ import Glibc
         #expect(lines.joined(separator: "\n") + "\n" == expected)
         #expect(
             expected.hasPrefix(
-                "info sqlited: request bytes=123 duration_ms=0.051 method=POST path=/query status=200 token=-\n"
+                "info sqlited: request bytes=123 duration_ms=0.051 method=POST path=/query protocol=http/1.1 status=200 token=-\n"
             )
         )
     }

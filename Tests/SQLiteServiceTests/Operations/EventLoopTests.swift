@@ -225,10 +225,18 @@ import Testing
             ]
         )
         let text = try fixture.metricsText()
-        #expect(sample(#"sqlited_http_requests_total{endpoint="/query",status="200"}"#, in: text) == 2)
-        #expect(sample(#"sqlited_http_requests_total{endpoint="/query",status="400"}"#, in: text) == 1)
-        #expect(sample(#"sqlited_http_requests_total{endpoint="/update",status="200"}"#, in: text) == 1)
-        #expect(sample(#"sqlited_http_requests_total{endpoint="other",status="404"}"#, in: text) == 1)
+        #expect(
+            sample(#"sqlited_http_requests_total{endpoint="/query",status="200",protocol="http/1.1"}"#, in: text) == 2
+        )
+        #expect(
+            sample(#"sqlited_http_requests_total{endpoint="/query",status="400",protocol="http/1.1"}"#, in: text) == 1
+        )
+        #expect(
+            sample(#"sqlited_http_requests_total{endpoint="/update",status="200",protocol="http/1.1"}"#, in: text) == 1
+        )
+        #expect(
+            sample(#"sqlited_http_requests_total{endpoint="other",status="404",protocol="http/1.1"}"#, in: text) == 1
+        )
         // One miss each for the point query, the long query's rerun (the interrupted statement was evicted from
         // the cache) and the insert on the writer; the abandoned attempt's miss is not counted.
         #expect(sample("sqlited_statement_cache_misses_total", in: text) == 3)

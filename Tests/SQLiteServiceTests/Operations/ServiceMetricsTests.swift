@@ -22,14 +22,35 @@ import Testing
 
         let text = try fixture.metricsText()
 
-        #expect(sample(#"sqlited_http_requests_total{endpoint="/update",status="200"}"#, in: text) == 1)
-        #expect(sample(#"sqlited_http_requests_total{endpoint="/query",status="200"}"#, in: text) == 2)
-        #expect(sample(#"sqlited_http_requests_total{endpoint="/query",status="400"}"#, in: text) == 1)
-        #expect(sample(#"sqlited_http_requests_total{endpoint="/schema/{table}",status="200"}"#, in: text) == 1)
-        #expect(sample(#"sqlited_http_requests_total{endpoint="other",status="404"}"#, in: text) == 2)
-        #expect(sample(#"sqlited_http_request_duration_seconds_count{endpoint="/query",status="200"}"#, in: text) == 2)
         #expect(
-            sample(#"sqlited_http_request_duration_seconds_bucket{endpoint="/query",status="200",le="+Inf"}"#, in: text)
+            sample(#"sqlited_http_requests_total{endpoint="/update",status="200",protocol="http/1.1"}"#, in: text) == 1
+        )
+        #expect(
+            sample(#"sqlited_http_requests_total{endpoint="/query",status="200",protocol="http/1.1"}"#, in: text) == 2
+        )
+        #expect(
+            sample(#"sqlited_http_requests_total{endpoint="/query",status="400",protocol="http/1.1"}"#, in: text) == 1
+        )
+        #expect(
+            sample(
+                #"sqlited_http_requests_total{endpoint="/schema/{table}",status="200",protocol="http/1.1"}"#,
+                in: text
+            ) == 1
+        )
+        #expect(
+            sample(#"sqlited_http_requests_total{endpoint="other",status="404",protocol="http/1.1"}"#, in: text) == 2
+        )
+        #expect(
+            sample(
+                #"sqlited_http_request_duration_seconds_count{endpoint="/query",status="200",protocol="http/1.1"}"#,
+                in: text
+            ) == 2
+        )
+        #expect(
+            sample(
+                #"sqlited_http_request_duration_seconds_bucket{endpoint="/query",status="200",protocol="http/1.1",le="+Inf"}"#,
+                in: text
+            )
                 == 2
         )
         #expect(text.contains("# TYPE sqlited_http_request_duration_seconds histogram"))
@@ -121,7 +142,9 @@ import Testing
         let text = try fixture.metricsText()
         #expect(sample("sqlited_sqlite_busy_errors_total", in: text) == 2)
         #expect(sample("sqlited_sqlite_locked_errors_total", in: text) == 0)
-        #expect(sample(#"sqlited_http_requests_total{endpoint="/batch",status="503"}"#, in: text) == 1)
+        #expect(
+            sample(#"sqlited_http_requests_total{endpoint="/batch",status="503",protocol="http/1.1"}"#, in: text) == 1
+        )
     }
 
     /// Checks which error codes count as busy and as locked.
@@ -143,9 +166,14 @@ import Testing
         let second = ServiceMetrics(databasePath: "/nonexistent/b.sqlite")
         first.recordRequest(path: "/query", status: 200, duration: .milliseconds(3))
         let text = String(decoding: second.render(), as: UTF8.self)
-        #expect(sample(#"sqlited_http_requests_total{endpoint="/query",status="200"}"#, in: text) == nil)
+        #expect(
+            sample(#"sqlited_http_requests_total{endpoint="/query",status="200",protocol="http/1.1"}"#, in: text) == nil
+        )
         let firstText = String(decoding: first.render(), as: UTF8.self)
-        #expect(sample(#"sqlited_http_requests_total{endpoint="/query",status="200"}"#, in: firstText) == 1)
+        #expect(
+            sample(#"sqlited_http_requests_total{endpoint="/query",status="200",protocol="http/1.1"}"#, in: firstText)
+                == 1
+        )
     }
 
     /// A thread-safe counter for the provider closure.

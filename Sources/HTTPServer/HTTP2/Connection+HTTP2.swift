@@ -1,0 +1,312 @@
+import Dispatch
+import Logging
+import Synchronization
+
+/// HTTP/2 (h2c) on a connection: chosen by the client preface (prior knowledge) or by `Upgrade: h2c`, then driven by
+/// an ``HTTP2Session`` on the connection's event loop.
+///
+/// Each stream becomes the same ``HTTPRequest`` the HTTP/1.1 parser builds (version ``HTTPVersion/http2``) and goes
+/// to the same handler, `handleOnEventLoop` first, then the handler threads: the streams of a connection are
+/// answered concurrently and each response is sent as soon as it is ready. Output is taken from the session only
+/// while the connection's unsent output is under ``HTTPLimits/maxPendingOutput``; the rest waits in the session,
+/// under the client's flow control.
+extension Connection {
+    // MARK: - Choosing the protocol
+
+    /// Routes bytes read from the socket: to the HTTP/2 session, to the HTTP/1.1 parser, or (the first bytes of a
+    /// connection) held until they show whether the connection opens with the HTTP/2 preface.
+    func received(_ bytes: UnsafeRawBufferPointer) {
+        if let http2 {
+            receiveHTTP2(bytes, session: http2)
+            return
+        }
+        guard let probe = prefaceProbe else {
+            parser.feed(bytes)
+            return
+        }
+        if probe.isEmpty {
+            // The common case: the first read decides, with no copy.
+            switch HTTP2Preface.match(bytes) {
+            case .http1:
+                prefaceProbe = nil
+                parser.feed(bytes)
+            case .http2:
+                prefaceProbe = nil
+                startHTTP2(session: HTTP2Session(limits: limits), initialBytes: bytes)
+            case .needMore:
+                prefaceProbe = Array(bytes)
+            }
+            return
+        }
+        let joined = probe + bytes
+        switch joined.withUnsafeBytes(HTTP2Preface.match) {
+        case .http1:
+            prefaceProbe = nil
+            parser.feed(joined)
+        case .http2:
+            prefaceProbe = nil
+            joined.withUnsafeBytes { startHTTP2(session: HTTP2Session(limits: limits), initialBytes: $0) }
+        case .needMore:
+            prefaceProbe = joined
+        }
+    }
+
+    private func startHTTP2(session: HTTP2Session, initialBytes: UnsafeRawBufferPointer) {
+        http2 = session
+        idleSince = .now()
+        logger.trace("serving HTTP/2")
+        receiveHTTP2(initialBytes, session: session)
+    }
+
+    /// Switches to HTTP/2 for an HTTP/1.1 request with `Upgrade: h2c` (RFC 7540 §3.2): `101 Switching Protocols`,
+    /// the server's SETTINGS, then the request's response on stream 1. False when its `HTTP2-Settings` is not a
+    /// valid SETTINGS payload: the request is then served as HTTP/1.1.
+    func upgradeToHTTP2(_ request: HTTPRequest, settingsPayload: [UInt8]) -> Bool {
+        guard
+            let session = HTTP2Session(
+                upgradingWith: settingsPayload,
+                headRequest: request.method == "HEAD",
+                limits: limits
+            )
+        else { return false }
+        append(HTTP2Upgrade.switchingProtocols)
+        prefaceProbe = nil
+        inFlight = false
+        // What the client sent after the request (its preface, its first frames) belongs to the session.
+        let rest = parser.takeBufferedBytes()
+        parser = RequestParser(limits: limits)
+        http2 = session
+        var upgraded = request
+        upgraded.version = .http2
+        upgraded.keepAlive = true
+        dispatchHTTP2(upgraded, streamID: 1)
+        if !rest.isEmpty {
+            rest.withUnsafeBytes { receiveHTTP2($0, session: session) }
+        }
+        processHTTP2(session)
+        return true
+    }
+
+    // MARK: - Receiving
+
+    private func receiveHTTP2(_ bytes: UnsafeRawBufferPointer, session: HTTP2Session) {
+        lastReadAt = .now()
+        do {
+            try session.receive(bytes)
+        } catch {
+            if let flood = session.floodDetected {
+                logger.warning(
+                    "HTTP/2 flood, sending GOAWAY ENHANCE_YOUR_CALM and closing",
+                    metadata: ["flood": "\(flood)"]
+                )
+            } else {
+                logger.debug("HTTP/2 protocol error, closing", metadata: ["nghttp2_error": "\(error.code)"])
+            }
+            sendHTTP2Output(session)
+            closeWhenFlushed()
+            return
+        }
+        for event in session.events {
+            switch event {
+            case .request(let streamID, let headers, let body):
+                // A stream the client reset in the same read (rapid reset) costs no handler work.
+                guard session.isOpen(streamID) else { continue }
+                do {
+                    let request = try HTTPRequest.fromHTTP2(
+                        headers: headers,
+                        body: body,
+                        limits: limits,
+                        remoteAddress: remoteAddress
+                    )
+                    dispatchHTTP2(request, streamID: streamID)
+                } catch {
+                    respondHTTP2(error, streamID: streamID)
+                }
+            case .reject(let streamID, let rejection):
+                respondHTTP2(rejection, streamID: streamID)
+            }
+        }
+        if let flood = session.floodDetected, !closing {
+            logger.warning(
+                "HTTP/2 flood, sending GOAWAY ENHANCE_YOUR_CALM and closing",
+                metadata: ["flood": "\(flood)"]
+            )
+            sendHTTP2Output(session)
+            closeWhenFlushed()
+        }
+    }
+
+    // MARK: - Answering
+
+    private func dispatchHTTP2(_ request: HTTPRequest, streamID: Int32) {
+        let method = request.method
+        if let response = server.handler.handleOnEventLoop(request), case .bytes(let body) = response.body {
+            deliverHTTP2(response, body: body, method: method, streamID: streamID)
+            return
+        }
+        server.handlerPool.submit { [self] in
+            let response = server.handler.handle(request)
+            let body: [UInt8]?
+            switch response.body {
+            case .bytes(let bytes): body = bytes
+            case .stream(let produce): body = Self.collect(produce)
+            }
+            queue.async { [self] in
+                guard let body else {
+                    logger.warning("streamed response failed, resetting the stream")
+                    http2?.reset(streamID: streamID, code: 2)  // INTERNAL_ERROR
+                    processInput()
+                    return
+                }
+                deliverHTTP2(response, body: body, method: method, streamID: streamID)
+            }
+        }
+    }
+
+    /// A streamed body, whole: on HTTP/2 the response is queued in the session and sent under flow control (the
+    /// service never streams; a handler that does is served correctly, buffered). Nil when the producer threw.
+    private static func collect(_ produce: @Sendable (HTTPBodyWriter) throws -> Void) -> [UInt8]? {
+        let collected = Mutex<[UInt8]>([])
+        let writer = HTTPBodyWriter { bytes in collected.withLock { $0 += bytes } }
+        do {
+            try produce(writer)
+        } catch {
+            return nil
+        }
+        return collected.withLock { $0 }
+    }
+
+    private func respondHTTP2(_ rejection: RequestParser.Rejection, streamID: Int32) {
+        let response = HTTPResponse.jsonError(
+            status: rejection.status,
+            code: rejection.code,
+            message: rejection.message
+        )
+        guard case .bytes(let body) = response.body else { return }
+        deliverHTTP2(response, body: body, method: "GET", streamID: streamID)
+    }
+
+    /// Queues `response` on its stream and sends what the connection may (on `queue`).
+    private func deliverHTTP2(_ response: HTTPResponse, body: [UInt8], method: String, streamID: Int32) {
+        guard !closed, let session = http2 else { return }
+        let hasContent = !response.status.forbidsContent
+        var fields: [(name: String, value: String)] = [("date", HTTPDate.now())]
+        if let serverHeader = server.configuration.serverHeader, ResponseHead.isValidValue(serverHeader) {
+            fields.append(("server", serverHeader))
+        }
+        for (name, value) in response.headers {
+            guard !ResponseHead.isServerOwned(name), !HTTP2Upgrade.isConnectionSpecific(name),
+                ASCII.isTokenString(name), ResponseHead.isValidValue(value)
+            else { continue }
+            if server.configuration.serverHeader != nil && HTTPHeaders.namesEqual(name, "Server") { continue }
+            fields.append((name.lowercased(), value))
+        }
+        if hasContent { fields.append(("content-length", String(body.count))) }
+        do {
+            try session.respond(
+                streamID: streamID,
+                status: Int(response.status.code),
+                headers: fields,
+                body: hasContent && method != "HEAD" ? body : []
+            )
+        } catch {
+            logger.debug("cannot queue an HTTP/2 response, closing", metadata: ["nghttp2_error": "\(error.code)"])
+            close()
+            return
+        }
+        if !session.hasActiveStreams { idleSince = .now() }
+        processInput()
+    }
+
+    // MARK: - Driving the session
+
+    /// The HTTP/2 counterpart of `processInput`: sends what the session has, and closes once the session is over
+    /// (a GOAWAY both ways, a fatal error, the end of a graceful shutdown, or a client that closed its side).
+    func processHTTP2(_ session: HTTP2Session) {
+        guard !closed && !lingering else { return }
+        sendHTTP2Output(session)
+        if !closing {
+            let finished =
+                !session.wantsToContinue
+                || ((shuttingDown || peerClosedInput) && !session.hasActiveStreams)
+            if finished { closeWhenFlushed() }
+        }
+        updateReadInterest()
+        updateTimer()
+    }
+
+    /// Moves the session's output to the connection's while it is under its bound, and sends it.
+    private func sendHTTP2Output(_ session: HTTP2Session) {
+        while !closed && pendingOutput <= limits.maxPendingOutput {
+            let bytes: [UInt8]
+            do {
+                bytes = try session.takeOutput(limit: limits.maxPendingOutput - pendingOutput + 1)
+            } catch {
+                logger.debug("HTTP/2 session failed, closing", metadata: ["nghttp2_error": "\(error.code)"])
+                close()
+                return
+            }
+            guard !bytes.isEmpty else { break }
+            append(bytes)
+            flush()
+        }
+        flush()
+    }
+
+    /// Graceful shutdown: GOAWAY with the last stream seen; the streams in progress finish, then the connection
+    /// closes.
+    func beginHTTP2Shutdown(_ session: HTTP2Session) {
+        guard !closed else { return }
+        shuttingDown = true
+        session.goAway()
+        processHTTP2(session)
+    }
+
+    // MARK: - Timers
+
+    func updateHTTP2Timer(_ session: HTTP2Session) {
+        if pendingOutput > 0 {
+            setTimer(.send, lastWriteProgressAt + limits.sendTimeout.dispatchInterval)
+        } else if let oldest = session.oldestIncomingActivity {
+            setTimer(
+                .bodyInactivity,
+                DispatchTime(uptimeNanoseconds: oldest) + limits.bodyInactivityTimeout.dispatchInterval
+            )
+        } else if !session.hasActiveStreams && !closing {
+            setTimer(.idle, idleSince + limits.idleTimeout.dispatchInterval)
+        } else {
+            setTimer(.none, .distantFuture)
+        }
+    }
+
+    func handleHTTP2Tick(_ session: HTTP2Session) {
+        switch timerPurpose {
+        case .none, .headDeadline:
+            break
+        case .idle:
+            logger.trace("HTTP/2 idle timeout, GOAWAY and closing")
+            session.goAway()
+            sendHTTP2Output(session)
+            closeWhenFlushed()
+        case .bodyInactivity:
+            let cutoff = DispatchTime.now() - limits.bodyInactivityTimeout.dispatchInterval
+            for streamID in session.stalledStreams(before: cutoff.uptimeNanoseconds + 1) {
+                logger.debug("HTTP/2 request body timeout", metadata: ["stream": "\(streamID)"])
+                respondHTTP2(
+                    RequestParser.Rejection(
+                        status: .requestTimeout,
+                        code: "REQUEST_TIMEOUT",
+                        message: "request not received in time"
+                    ),
+                    streamID: streamID
+                )
+            }
+            processHTTP2(session)
+        case .send:
+            logger.debug("client not reading its HTTP/2 responses, closing")
+            close()
+        case .linger:
+            close()
+        }
+    }
+}

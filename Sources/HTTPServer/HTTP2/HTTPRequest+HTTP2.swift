@@ -1,0 +1,74 @@
+extension HTTPRequest {
+    /// The request an HTTP/2 stream carries, checked as the HTTP/1.1 parser checks a request line and head (the
+    /// same statuses: 400 for a malformed target, 414 for a long one), so that a handler sees the same value from
+    /// either protocol. libnghttp2 has already enforced RFC 9113 §8.3 (the required pseudo-header fields, once
+    /// each, before the others; no connection-specific field).
+    ///
+    /// `:authority` stands in for `Host` (RFC 9113 §8.3.1) when the client sent no `host` field.
+    static func fromHTTP2(
+        headers fields: [(name: String, value: String)],
+        body: [UInt8],
+        limits: HTTPLimits,
+        remoteAddress: String?
+    ) throws(RequestParser.Rejection) -> HTTPRequest {
+        var method: String?
+        var target: String?
+        var authority: String?
+        var headers = HTTPHeaders(capacity: fields.count)
+        for field in fields {
+            switch field.name {
+            case ":method": method = field.value
+            case ":path": target = field.value
+            case ":authority": authority = field.value
+            case ":scheme": break
+            default: headers.add(name: field.name, value: field.value)
+            }
+        }
+        guard let method, !method.isEmpty, method.utf8.allSatisfy(ASCII.isTokenCharacter) else {
+            throw .badRequest("invalid :method")
+        }
+        guard let target, !target.isEmpty else { throw .badRequest("missing :path (CONNECT is not served)") }
+        if target.utf8.count > limits.maxTargetLength { throw .uriTooLong(limit: limits.maxTargetLength) }
+        guard target.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "#") }) else {
+            throw .badRequest("invalid character in :path")
+        }
+        if target == "*" {
+            guard method == "OPTIONS" else { throw .badRequest("asterisk-form :path is only allowed for OPTIONS") }
+        } else if !target.hasPrefix("/") {
+            throw .badRequest(":path must start with \"/\"")
+        }
+        if let authority {
+            guard HostSyntax.isValid(authority.utf8, allowingEmpty: false) else {
+                throw .badRequest("invalid :authority")
+            }
+            if !headers.contains("Host") { headers.add(name: "host", value: authority) }
+        }
+        if let host = headers["Host"], !HostSyntax.isValid(host.utf8, allowingEmpty: true) {
+            throw .badRequest("invalid host header field")
+        }
+        let parts = RequestTarget.split(target)
+        var request = HTTPRequest(method: method, target: "/", version: .http2, remoteAddress: remoteAddress)
+        request.target = target
+        request.rawPath = parts.rawPath
+        if target == "*" {
+            request.path = "*"
+        } else {
+            guard let path = RequestTarget.percentDecode(parts.rawPath, plusAsSpace: false) else {
+                throw .badRequest("invalid percent-encoding in path")
+            }
+            request.path = path
+        }
+        if let rawQuery = parts.rawQuery {
+            guard let query = RequestTarget.decodeQuery(rawQuery) else {
+                throw .badRequest("invalid percent-encoding in query")
+            }
+            request.query = query
+        } else {
+            request.query = []
+        }
+        request.headers = headers
+        request.body = body
+        request.keepAlive = true
+        return request
+    }
+}
