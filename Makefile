@@ -14,7 +14,7 @@ test:
 	$(SWIFT) test --skip-build
 
 # swift-format with the repository's .swift-format (NIO's style), as CI checks it.
-FORMATTED = Sources Tests Benchmarks/Sources Fuzz/HTTPParserFuzz/Sources Fuzz/JSONRequestFuzz/Sources
+FORMATTED = Sources Tests Benchmarks/Sources Fuzz/HTTPParserFuzz/Sources Fuzz/HTTP2Fuzz/Sources Fuzz/JSONRequestFuzz/Sources
 
 lint:
 	$(SWIFT) format lint --strict -r $(FORMATTED)

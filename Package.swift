@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(
             name: "HTTPServerTests",
             dependencies: ["HTTPServer", "CNGHTTP2"],
-            resources: [.copy("Regressions")],
+            resources: [.copy("Regressions"), .copy("HTTP2Regressions")],
             swiftSettings: strictSettings
         ),
         .testTarget(

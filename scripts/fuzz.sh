@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs one of the project's libFuzzer targets for SECONDS (default 60):
 #   scripts/fuzz.sh http [SECONDS]   the HTTP request parser, whole and split (Fuzz/HTTPParserFuzz)
+#   scripts/fuzz.sh h2 [SECONDS]     the HTTP/2 server session, alone and after the preface, whole and split
+#                                    (Fuzz/HTTP2Fuzz)
 #   scripts/fuzz.sh json [SECONDS]   the JSON request decoder and statement-object validation (Fuzz/JSONRequestFuzz)
 # Every finding (crash, trap on a violated property, timeout, out of memory) is moved into the target's regression
 # folder, which the normal test suite replays on every run; commit it. libFuzzer's final statistics (the execution
@@ -18,13 +20,18 @@ http)
     regressions=Tests/HTTPServerTests/Regressions
     extra=(-max_len=8192)
     ;;
+h2)
+    product=HTTP2Fuzz
+    regressions=Tests/HTTPServerTests/HTTP2Regressions
+    extra=(-max_len=8192)
+    ;;
 json)
     product=JSONRequestFuzz
     regressions=Tests/SQLiteServiceTests/Security/Regressions
     extra=(-dict="$root/Fuzz/JSONRequestFuzz/json.dict" -max_len=16384)
     ;;
 *)
-    echo "usage: scripts/fuzz.sh http|json [SECONDS]" >&2
+    echo "usage: scripts/fuzz.sh http|h2|json [SECONDS]" >&2
     exit 2
     ;;
 esac

@@ -105,7 +105,16 @@ extension Database {
     }
 
     /// `name` as an SQL identifier in double quotes, inner quotes doubled.
+    ///
+    /// Scanned as bytes, without Foundation: the Tables API quotes every name of every statement it builds, and
+    /// `replacingOccurrences` (through `NSString`) was a fifth of a point lookup's time.
     static func quotedIdentifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+        var quoted = "\""
+        for scalar in name.unicodeScalars {
+            if scalar == "\"" { quoted.unicodeScalars.append(scalar) }
+            quoted.unicodeScalars.append(scalar)
+        }
+        return quoted + "\""
     }
 }

@@ -1,7 +1,7 @@
 /// The tables looked up by ``Database/recordTable(named:)``, for one schema version.
 struct RecordTableCache {
     var schemaVersion: Int64 = -1
-    /// Keyed by the lowercased name asked for; nil caches "no such table".
+    /// Keyed by the name asked for, ASCII-lowercased; nil caches "no such table".
     var tables: [String: RecordTable?] = [:]
 }
 
@@ -17,7 +17,8 @@ extension Database {
         if recordTableCache.schemaVersion != version {
             recordTableCache = RecordTableCache(schemaVersion: version)
         }
-        let cacheKey = name.lowercased()
+        // ASCII case only, as SQLite folds names: `É` and `é` may be two tables.
+        let cacheKey = String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
         if let cached = recordTableCache.tables[cacheKey] {
             return cached
         }

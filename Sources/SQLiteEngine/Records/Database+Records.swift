@@ -52,6 +52,13 @@ extension Database {
     ) throws
         -> [DatabaseValue]?
     {
+        if columns == nil && key.count == table.key.count {
+            let statement = try cachedStatement(sql: table.pointLookupSQL)
+            defer { statement.reset() }
+            try statement.bind(.positional(key))
+            guard try statement.step() else { return nil }
+            return (0..<table.defaultOutputColumns.count).map { statement.value(at: $0) }
+        }
         var query = RecordQuery(table: table)
         query.filters = Self.keyFilters(table, key)
         query.columns = columns

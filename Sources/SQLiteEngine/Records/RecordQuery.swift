@@ -75,9 +75,8 @@ public struct RecordQuery: Sendable {
     /// The columns each row carries, in order: the key columns, then the others asked for (all by default; for a
     /// table keyed by `rowid`, `rowid` first).
     public var outputColumns: [String] {
-        let rest = columns ?? table.columns.map(\.name)
-        let key = Set(table.key.map { $0.lowercased() })
-        return table.key + rest.filter { !key.contains($0.lowercased()) }
+        guard let columns else { return table.defaultOutputColumns }
+        return table.key + columns.filter { column in !table.key.contains { RecordTable.sameIdentifier($0, column) } }
     }
 
     /// The `SELECT` for the page: ``outputColumns``, then any sort key not among them (for the caller to build

@@ -8,12 +8,27 @@ public struct RecordTable: Sendable, Hashable {
     public let columns: [ColumnInfo]
     /// The key's column names, in key order (`["rowid"]` for a table without a primary key).
     public let key: [String]
+    /// The columns a row carries when none are chosen: the key's, then the others in table order.
+    let defaultOutputColumns: [String]
+    /// The `SELECT` of one row by key with ``defaultOutputColumns``, built once per schema version (a point lookup
+    /// is the Tables API's most frequent request).
+    let pointLookupSQL: String
+    /// ``RecordValueKind`` of each column, in `columns` order.
+    private let kinds: [RecordValueKind]
 
     public init(name: String, columns: [ColumnInfo]) {
         self.name = name
         self.columns = columns
         let primaryKey = columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
-        self.key = primaryKey.isEmpty ? ["rowid"] : primaryKey.map(\.name)
+        let key = primaryKey.isEmpty ? ["rowid"] : primaryKey.map(\.name)
+        self.key = key
+        kinds = columns.map { RecordValueKind(declaredType: $0.type) }
+        let output = key + columns.map(\.name).filter { column in !key.contains { Self.sameIdentifier($0, column) } }
+        defaultOutputColumns = output
+        pointLookupSQL =
+            "SELECT " + output.map(Database.quotedIdentifier).joined(separator: ", ") + " FROM "
+            + Database.quotedIdentifier(name) + " WHERE "
+            + key.map { Database.quotedIdentifier($0) + " = ?" }.joined(separator: " AND ")
     }
 
     /// Whether the key is the implicit `rowid`.
@@ -26,6 +41,10 @@ public struct RecordTable: Sendable, Hashable {
         columns.first { Self.sameIdentifier($0.name, name) }
     }
 
+    private func columnIndex(named name: String) -> Int? {
+        columns.firstIndex { Self.sameIdentifier($0.name, name) }
+    }
+
     /// The stored name of column `name`, `rowid` for the implicit key, or nil when the table has no such column.
     public func storedName(of name: String) -> String? {
         if let column = column(named: name) { return column.name }
@@ -34,12 +53,15 @@ public struct RecordTable: Sendable, Hashable {
 
     /// How text for column `name` (a key part or a filter value) becomes a value (see ``RecordValueKind``).
     public func valueKind(of name: String) -> RecordValueKind {
-        guard let column = column(named: name) else { return .integer }  // the implicit rowid
-        return RecordValueKind(declaredType: column.type)
+        guard let index = columnIndex(named: name) else { return .integer }  // the implicit rowid
+        return kinds[index]
     }
 
+    /// Whether two identifiers name the same thing for SQLite, which folds ASCII letters only (`sqlite3StrICmp`).
     static func sameIdentifier(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.lowercased() == b.lowercased()
+        a.utf8.elementsEqual(b.utf8) { x, y in
+            x == y || (x ^ 0x20 == y && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        }
     }
 }
 

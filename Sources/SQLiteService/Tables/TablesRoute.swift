@@ -25,7 +25,7 @@ enum TablesRoute: Equatable {
     /// names no endpoint, 400 for an invalid escape.
     static func parse(rawPath: String) throws(APIError) -> TablesRoute? {
         guard rawPath == "/tables" || rawPath.hasPrefix("/tables/") else { return nil }
-        let segments = rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
+        let segments = Self.split(rawPath, at: "/").dropFirst(2)
         guard let first = segments.first else { return .list }
         let table = try decoded(first)
         switch Array(segments.dropFirst()) {
@@ -35,7 +35,7 @@ enum TablesRoute: Equatable {
             return .count(table: table)
         case let rest where rest.count == 2 && rest[0] == "rows":
             var parts: [String] = []
-            for part in rest[1].split(separator: ",", omittingEmptySubsequences: false) {
+            for part in Self.split(rest[1], at: ",") {
                 parts.append(try decoded(part))
             }
             return .row(table: table, key: parts)
@@ -47,7 +47,7 @@ enum TablesRoute: Equatable {
     /// Labels for the metrics of any path under `/tables` (decoded; a `/` inside a name only changes the label).
     static func label(ofPath path: String) -> String? {
         guard path == "/tables" || path.hasPrefix("/tables/") else { return nil }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2)
+        let segments = Self.split(path, at: "/").dropFirst(2)
         switch segments.count {
         case 0: return "/tables"
         case 2 where segments.last == "rows": return "/tables/{table}/rows"
@@ -55,6 +55,13 @@ enum TablesRoute: Equatable {
         case 3 where segments.dropFirst().first == "rows": return "/tables/{table}/rows/{key}"
         default: return nil
         }
+    }
+
+    /// `text` split at every `separator`, empty pieces kept; by bytes (a split by `Character` walks grapheme
+    /// clusters, and this runs for every Tables request).
+    private static func split(_ text: some StringProtocol, at separator: Unicode.Scalar) -> [Substring] {
+        Substring(text).utf8.split(separator: UInt8(ascii: separator), omittingEmptySubsequences: false)
+            .map { Substring($0) }
     }
 
     private static func decoded(_ segment: Substring) throws(APIError) -> String {
