@@ -54,6 +54,8 @@ final class Connection: @unchecked Sendable {
     /// The first bytes received, held until they show whether the connection opens with the HTTP/2 preface; nil
     /// once that is decided (or when HTTP/2 is off).
     var prefaceProbe: [UInt8]?
+    /// True while the streams of one read are dispatched: responses given on the loop meanwhile leave in one send.
+    var collectingHTTP2Output = false
     /// The connection's key in its loop's epoll set (0 until registered).
     var token: UInt64 = 0
     /// The readiness events the epoll set watches for, and the ones wanted now (`updateInterest`).

@@ -106,6 +106,9 @@ extension Connection {
             closeWhenFlushed()
             return
         }
+        // Responses given on the loop for the streams of this read leave together, after the loop below.
+        collectingHTTP2Output = true
+        defer { collectingHTTP2Output = false }
         for event in session.events {
             switch event {
             case .request(let streamID, let headers, let body):
@@ -199,7 +202,8 @@ extension Connection {
                 ASCII.isTokenString(name), ResponseHead.isValidValue(value)
             else { continue }
             if server.configuration.serverHeader != nil && HTTPHeaders.namesEqual(name, "Server") { continue }
-            fields.append((name.lowercased(), value))
+            // HTTP/2 field names are lower case (RFC 9113 §8.2.1); most handlers' already are.
+            fields.append((name.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? name.lowercased() : name, value))
         }
         if hasContent { fields.append(("content-length", String(body.count))) }
         do {
@@ -215,7 +219,7 @@ extension Connection {
             return
         }
         if !session.hasActiveStreams { idleSince = .now() }
-        processInput()
+        if !collectingHTTP2Output { processInput() }
     }
 
     // MARK: - Driving the session
