@@ -3,6 +3,7 @@
 # pinned to CPU 0 (`taskset -c 0`) and the client to CPU 1: POST /query, a point select by primary key on a
 # 100,000-row table (one fixed body, as h2load sends), with
 #   h2load h2c  -c 64 -m 1      64 connections, one stream at a time each
+#   h2load h2c  -c 8  -m 8      8 connections, 8 concurrent streams each (64 in flight, as the HTTP/1.1 rows)
 #   h2load h2c  -c 8  -m 32     8 connections, 32 concurrent streams each
 #   h2load --h1 -c 64           HTTP/1.1, 64 connections
 #   wrk -t1 -c64                HTTP/1.1, 64 connections (the tool of the other benchmarks)
@@ -76,6 +77,7 @@ h2load_row() { # LABEL ARGS...
 echo "| client, protocol, concurrency | requests/s | p99 ms |"
 echo "|---|---:|---:|"
 h2load_row "h2load, h2c, -c 64 -m 1" -c 64 -m 1
+h2load_row "h2load, h2c, -c 8 -m 8 (64 in flight)" -c 8 -m 8
 h2load_row "h2load, h2c, -c 8 -m 32" -c 8 -m 32
 h2load_row "h2load --h1, HTTP/1.1, -c 64" --h1 -c 64 -m 1
 rps=(); p99=()

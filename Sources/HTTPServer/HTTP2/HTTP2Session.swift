@@ -22,8 +22,9 @@ final class HTTP2Session {
     /// Why the session must end: the connection sends what `takeOutput` returns, then closes.
     struct ProtocolError: Error, Equatable { var code: Int }
 
-    /// A request stream still being received.
-    private struct IncomingStream {
+    /// A request stream still being received. A class: its header list and body grow in place (a struct taken out
+    /// of the dictionary, changed and put back copied the whole body for every DATA frame).
+    private final class IncomingStream {
         var headers: [(name: String, value: String)] = []
         var headerListSize = 0
         var body: [UInt8] = []
@@ -31,6 +32,10 @@ final class HTTP2Session {
         var rejection: RequestParser.Rejection?
         var rejectionSent = false
         var lastActivity: UInt64
+
+        init(lastActivity: UInt64) {
+            self.lastActivity = lastActivity
+        }
     }
 
     private var session: OpaquePointer?
@@ -176,7 +181,7 @@ final class HTTP2Session {
     }
 
     private func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard var stream = incoming[streamID], stream.rejection == nil else { return }
+        guard let stream = incoming[streamID], stream.rejection == nil else { return }
         // RFC 9113 §6.5.2: a field's size is its name's and value's lengths plus 32.
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > limits.maxHeadSize {
@@ -188,11 +193,10 @@ final class HTTP2Session {
         } else {
             stream.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
-        incoming[streamID] = stream
     }
 
     private func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        guard var stream = incoming[streamID] else { return }
+        guard let stream = incoming[streamID] else { return }
         stream.lastActivity = DispatchTime.now().uptimeNanoseconds
         if stream.rejection == nil {
             if stream.body.count + bytes.count > limits.maxBodySize {
@@ -202,7 +206,6 @@ final class HTTP2Session {
                 stream.body += bytes
             }
         }
-        incoming[streamID] = stream
         emitRejection(streamID)
     }
 
@@ -211,13 +214,12 @@ final class HTTP2Session {
         let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch UInt32(header.type) {
         case NGHTTP2_HEADERS.rawValue:
-            if var stream = incoming[header.stream_id], stream.rejection == nil,
+            if let stream = incoming[header.stream_id], stream.rejection == nil,
                 let length = stream.headers.first(where: { $0.name == "content-length" }).flatMap({ Int($0.value) }),
                 length > limits.maxBodySize
             {
                 // Refused from the announced length, before any of the body.
                 stream.rejection = .payloadTooLarge(limit: limits.maxBodySize)
-                incoming[header.stream_id] = stream
             }
             emitRejection(header.stream_id)
             if endStream { complete(header.stream_id) }
@@ -242,9 +244,8 @@ final class HTTP2Session {
     }
 
     private func emitRejection(_ streamID: Int32) {
-        guard var stream = incoming[streamID], let rejection = stream.rejection, !stream.rejectionSent else { return }
+        guard let stream = incoming[streamID], let rejection = stream.rejection, !stream.rejectionSent else { return }
         stream.rejectionSent = true
-        incoming[streamID] = stream
         events.append(.reject(streamID: streamID, rejection))
     }
 

@@ -17,8 +17,7 @@ extension Database {
         if recordTableCache.schemaVersion != version {
             recordTableCache = RecordTableCache(schemaVersion: version)
         }
-        // ASCII case only, as SQLite folds names: `É` and `é` may be two tables.
-        let cacheKey = String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        let cacheKey = Self.recordTableCacheKey(name)
         if let cached = recordTableCache.tables[cacheKey] {
             return cached
         }
@@ -27,6 +26,18 @@ extension Database {
         }
         recordTableCache.tables[cacheKey] = .some(table)
         return table
+    }
+
+    /// The table called `name` as this connection last read it, without asking SQLite whether the schema changed
+    /// since; nil when it is not cached. For ``fetchRecordCheckingSchema(_:key:)``, which asks in the same statement.
+    public func cachedRecordTable(named name: String) -> RecordTable? {
+        recordTableCache.tables[Self.recordTableCacheKey(name)] ?? nil
+    }
+
+    /// ASCII case only, as SQLite folds names: `É` and `é` may be two tables.
+    private static func recordTableCacheKey(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return name }
+        return String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// Every record table, in schema order.

@@ -9,10 +9,13 @@ public struct RecordTable: Sendable, Hashable {
     /// The key's column names, in key order (`["rowid"]` for a table without a primary key).
     public let key: [String]
     /// The columns a row carries when none are chosen: the key's, then the others in table order.
-    let defaultOutputColumns: [String]
+    public let defaultOutputColumns: [String]
     /// The `SELECT` of one row by key with ``defaultOutputColumns``, built once per schema version (a point lookup
     /// is the Tables API's most frequent request).
     let pointLookupSQL: String
+    /// ``pointLookupSQL`` with the schema version first: one row always, the table's columns NULL when no row has
+    /// the key (``Database/fetchRecordCheckingSchema(_:key:)``).
+    let checkedPointLookupSQL: String
     /// ``RecordValueKind`` of each column, in `columns` order.
     private let kinds: [RecordValueKind]
 
@@ -25,10 +28,15 @@ public struct RecordTable: Sendable, Hashable {
         kinds = columns.map { RecordValueKind(declaredType: $0.type) }
         let output = key + columns.map(\.name).filter { column in !key.contains { Self.sameIdentifier($0, column) } }
         defaultOutputColumns = output
+        let quotedName = Database.quotedIdentifier(name)
         pointLookupSQL =
-            "SELECT " + output.map(Database.quotedIdentifier).joined(separator: ", ") + " FROM "
-            + Database.quotedIdentifier(name) + " WHERE "
-            + key.map { Database.quotedIdentifier($0) + " = ?" }.joined(separator: " AND ")
+            "SELECT " + output.map(Database.quotedIdentifier).joined(separator: ", ") + " FROM " + quotedName
+            + " WHERE " + key.map { Database.quotedIdentifier($0) + " = ?" }.joined(separator: " AND ")
+        checkedPointLookupSQL =
+            "SELECT v.schema_version, "
+            + output.map { quotedName + "." + Database.quotedIdentifier($0) }.joined(separator: ", ")
+            + " FROM pragma_schema_version AS v LEFT JOIN " + quotedName + " ON "
+            + key.map { quotedName + "." + Database.quotedIdentifier($0) + " = ?" }.joined(separator: " AND ")
     }
 
     /// Whether the key is the implicit `rowid`.

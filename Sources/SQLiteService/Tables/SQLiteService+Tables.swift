@@ -27,6 +27,7 @@ extension SQLiteService {
         settings: ServiceSettings
     ) throws(APIError) -> HTTPResponse?? {
         guard let route = try TablesRoute.parse(rawPath: request.rawPath) else { return .none }
+        if let answer = try tableRowOnEventLoop(route, request, settings: settings) { return .some(answer) }
         guard request.body.count <= Self.eventLoopBodyLimit,
             let read = try tablesRead(route, request, limits: settings.limits)
         else { return .some(nil) }

@@ -46,14 +46,32 @@ enum TablesRoute: Equatable {
 
     /// Labels for the metrics of any path under `/tables` (decoded; a `/` inside a name only changes the label).
     static func label(ofPath path: String) -> String? {
-        guard path == "/tables" || path.hasPrefix("/tables/") else { return nil }
-        let segments = Self.split(path, at: "/").dropFirst(2)
-        switch segments.count {
-        case 0: return "/tables"
-        case 2 where segments.last == "rows": return "/tables/{table}/rows"
-        case 2 where segments.last == "count": return "/tables/{table}/count"
-        case 3 where segments.dropFirst().first == "rows": return "/tables/{table}/rows/{key}"
-        default: return nil
+        // By bytes, without splitting: the metrics and the request log ask for every request.
+        var path = path
+        return path.withUTF8 { bytes -> String? in
+            let prefix = "/tables".utf8
+            guard bytes.count >= prefix.count, bytes.prefix(prefix.count).elementsEqual(prefix) else { return nil }
+            if bytes.count == prefix.count { return "/tables" }
+            guard bytes[prefix.count] == UInt8(ascii: "/") else { return nil }
+            let rest = bytes[(prefix.count + 1)...]
+            var slashes: [Int] = []
+            for index in rest.indices where rest[index] == UInt8(ascii: "/") {
+                slashes.append(index)
+                if slashes.count > 2 { return nil }
+            }
+            func segment(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+            switch slashes.count {
+            case 1:
+                switch segment((slashes[0] + 1)..<bytes.count) {
+                case "rows": return "/tables/{table}/rows"
+                case "count": return "/tables/{table}/count"
+                default: return nil
+                }
+            case 2:
+                return segment((slashes[0] + 1)..<slashes[1]) == "rows" ? "/tables/{table}/rows/{key}" : nil
+            default:
+                return nil
+            }
         }
     }
 

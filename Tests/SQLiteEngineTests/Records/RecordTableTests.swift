@@ -69,6 +69,44 @@ import Testing
         #expect(try second.recordTable(named: "u") != nil)
     }
 
+    /// The one-statement lookup reads the schema version with the row: a change on another connection is reported,
+    /// never answered with the stale table's columns.
+    @Test func checkedLookup_findsTheRow_orReportsASchemaChange() throws {
+        let directory = try TemporaryDirectory()
+        let first = try Database(path: directory.path())
+        let second = try Database(path: directory.path())
+        try first.execute(sql: #"CREATE TABLE "t ""x"(id INTEGER PRIMARY KEY, a)"#)
+        try first.execute(sql: #"INSERT INTO "t ""x" VALUES (7, 'seven')"#)
+        #expect(second.cachedRecordTable(named: #"t "x"#) == nil)
+        let table = try #require(try second.recordTable(named: #"t "x"#))
+        #expect(second.cachedRecordTable(named: #"T "X"#) == table)
+        #expect(try second.fetchRecordCheckingSchema(table, key: [.integer(7)]) == .row([.integer(7), .text("seven")]))
+        #expect(try second.fetchRecordCheckingSchema(table, key: [.integer(8)]) == .noRow)
+        try first.execute(sql: #"ALTER TABLE "t ""x" ADD COLUMN b DEFAULT 'bee'"#)
+        #expect(try second.fetchRecordCheckingSchema(table, key: [.integer(7)]) == .schemaChanged)
+        let refreshed = try #require(try second.recordTable(named: #"t "x"#))
+        #expect(
+            try second.fetchRecordCheckingSchema(refreshed, key: [.integer(7)])
+                == .row([.integer(7), .text("seven"), .text("bee")])
+        )
+    }
+
+    @Test func checkedLookup_compositeAndRowidKeys() throws {
+        try db.execute(sql: "CREATE TABLE p(a TEXT, b INTEGER, v, PRIMARY KEY(b, a)) WITHOUT ROWID")
+        try db.execute(sql: "INSERT INTO p VALUES ('x', 1, 'one')")
+        try db.execute(sql: "CREATE TABLE r(v)")
+        try db.execute(sql: "INSERT INTO r(rowid, v) VALUES (42, 'answer')")
+        let p = try #require(try db.recordTable(named: "p"))
+        let r = try #require(try db.recordTable(named: "r"))
+        #expect(
+            try db.fetchRecordCheckingSchema(p, key: [.integer(1), .text("x")])
+                == .row([.integer(1), .text("x"), .text("one")])
+        )
+        #expect(try db.fetchRecordCheckingSchema(p, key: [.integer(1), .text("y")]) == .noRow)
+        #expect(try db.fetchRecordCheckingSchema(r, key: [.integer(42)]) == .row([.integer(42), .text("answer")]))
+        #expect(throws: DatabaseError.self) { try db.fetchRecordCheckingSchema(p, key: [.integer(1)]) }
+    }
+
     @Test func valueKinds_followSQLiteAffinity() {
         #expect(RecordValueKind(declaredType: "INTEGER") == .integer)
         #expect(RecordValueKind(declaredType: "bigint") == .integer)
