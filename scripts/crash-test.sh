@@ -23,7 +23,7 @@ database = os.path.join(work, "db.sqlite")
 def start():
     process = subprocess.Popen(
         [binary, "--database", database, "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # the listening line is on stderr
     deadline = time.time() + 30
     while time.time() < deadline:
         line = process.stdout.readline()
