@@ -12,47 +12,16 @@
 # Usage: scripts/bench-h2.sh [seconds]     (seconds per run, default 10)
 # Environment: BENCH_BIN_DIR=DIR (sqlited from DIR, no build), BENCH_RUNS=N.
 set -euo pipefail
+NAME=bench-h2
+TOOLS="h2load wrk"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-common.sh"
 
-DURATION=${1:-10}
-[[ $DURATION =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [seconds]" >&2; exit 2; }
-BENCH_RUNS=${BENCH_RUNS:-3}
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/sqlited-bench-h2.XXXXXX")
-log() { echo "bench-h2: $*" >&2; }
-for tool in h2load wrk sqlite3 taskset; do
-    command -v "$tool" >/dev/null || { log "$tool is required (apt-get install nghttp2-client wrk sqlite3 util-linux)"; exit 1; }
-done
-if [[ -n ${BENCH_BIN_DIR:-} ]]; then
-    BIN=$BENCH_BIN_DIR/sqlited
-else
-    (cd "$ROOT" && swift build -c release --product sqlited >&2)
-    BIN=$(cd "$ROOT" && swift build -c release --show-bin-path)/sqlited
-fi
-
-SERVER_PID=""
-cleanup() { [[ -z $SERVER_PID ]] || { kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null || true; }; rm -rf "$WORK"; }
-trap cleanup EXIT
-
-sqlite3 "$WORK/db.sqlite" >/dev/null <<'SQL'
-PRAGMA journal_mode=WAL;
-CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, email TEXT, score INTEGER, created REAL);
-WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 100000)
-INSERT INTO t SELECT i, 'user ' || i, 'user' || i || '@example.com', abs(random()) % 1000, 2460000.5 + i / 86400.0 FROM s;
-SQL
+make_point_table "$WORK/db.sqlite"
 printf '%s' '{"sql": "SELECT * FROM t WHERE id = ?", "params": [4242]}' >"$WORK/body.json"
 
-# The request log goes to stderr, here a file (as under systemd, to the journal).
-taskset -c 0 "$BIN" --database "$WORK/db.sqlite" --host 127.0.0.1 --port 0 >"$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 100); do
-    PORT=$(sed -n 's/^sqlited: listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/server.log" | head -1)
-    [[ -n $PORT ]] && break
-    sleep 0.1
-done
-[[ -n ${PORT:-} ]] || { log "sqlited did not start"; cat "$WORK/server.log" >&2; exit 1; }
+start_sqlited "$WORK/db.sqlite"
 URL="http://127.0.0.1:$PORT/query"
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # p99 in ms of an h2load --log-file (third column: microseconds until the end of the response).
 p99_of_log() { awk '{ print $3 }' "$1" | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", v[int(NR * 0.99)] / 1000 }'; }
 
@@ -85,7 +54,7 @@ for run in $(seq "$BENCH_RUNS"); do
     log "[wrk] run $run/$BENCH_RUNS"
     out=$(taskset -c 1 wrk -t1 -c64 -d"${DURATION}s" --latency -s "$ROOT/Benchmarks/http/query-fixed.lua" "http://127.0.0.1:$PORT")
     rps+=("$(awk '/^Requests\/sec/ { print $2 }' <<<"$out")")
-    p99+=("$(awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) } else { sub(/s/, "", v); v *= 1000 }; print v }' <<<"$out")")
+    p99+=("$(wrk_p99_ms "$out")")
 done
 echo "| wrk, HTTP/1.1, -c 64 | $(median "${rps[@]}") | $(median "${p99[@]}") |"
 echo

@@ -6,14 +6,10 @@ import Testing
 /// the h2c upgrade's session, and the request a stream's header fields make.
 @Suite struct HTTP2LimitTests {
     private func frame(type: UInt8, flags: UInt8, stream: UInt32, _ payload: [UInt8] = []) -> [UInt8] {
-        let length = payload.count
-        return [UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff), type, flags]
-            + [UInt8(stream >> 24), UInt8(stream >> 16 & 0xff), UInt8(stream >> 8 & 0xff), UInt8(stream & 0xff)]
-            + payload
+        http2Frame(type: type, flags: flags, stream: stream, payload)
     }
 
-    /// HPACK from the static table: `:method POST`, `:scheme http`, `:path /`, `:authority a`.
-    private let postHeaders: [UInt8] = [0x83, 0x86, 0x84, 0x41, 0x01, UInt8(ascii: "a")]
+    private let postHeaders = http2PostHeaders
     private let opening = HTTP2Preface.bytes + [0, 0, 0, 4, 0, 0, 0, 0, 0]
 
     private func feed(_ session: HTTP2Session, _ bytes: [UInt8]) throws {

@@ -111,6 +111,28 @@ struct HTTP2CurlTests {
         #expect(query.body.contains(#""answer":42"#), "\(query)")
     }
 
+    @Test func unixSocketListener_servesHTTP2Too() throws {
+        let directory = try TemporaryDirectory(prefix: "sqlited-h2unix")
+        let socket = directory.path("s.sock").path
+        let server = try ServerProcess(
+            executableURL: TestPaths.builtProduct(named: "sqlited"),
+            arguments: [
+                "--database", directory.path("db.sqlite").path, "--host", "127.0.0.1", "--port", "0",
+                "--unix-socket", socket,
+            ]
+        )
+        defer { _ = server.kill() }
+        let curl = try #require(HTTP2Tools.curl)
+        let result = try curl.run([
+            "-s", "-S", "--http2-prior-knowledge", "--unix-socket", socket, "-w", "\n%{http_version} %{response_code}",
+            "-H", "Content-Type: application/json", "--data-binary", #"{"sql": "SELECT 6 * 7 AS answer"}"#,
+            "http://localhost/query",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasSuffix("\n2 200"), "\(result.stdout)")
+        #expect(result.stdout.contains(#""answer":42"#))
+    }
+
     @Test func http2Off_preface400_upgradeIgnored() throws {
         let (server, directory) = try start(["SQLITED_LISTEN_HTTP2": "false"])
         defer { _ = server.kill() }
