@@ -3,11 +3,12 @@ import Testing
 
 @testable import HTTPServer
 
-/// HTTP/2 over real loopback sockets, at the HTTPServer level: output bounded for a client that stops reading.
-@Suite struct HTTP2BackpressureTests {
+/// HTTP/2 over real loopback sockets, at the HTTPServer level: output bounded for a client that stops reading. In
+/// the serialized ``HTTPServerTests``, whose descriptor-counting tests a server running alongside would disturb.
+extension HTTPServerTests {
     /// A client that opens the widest windows, asks for 20 responses of 1 MiB on one connection and never reads:
     /// the server's unsent output for the connection stays within its bound (the rest waits in the session).
-    @Test func clientThatNeverReads_keepsServerOutputBounded() async throws {
+    @Test func http2ClientThatNeverReads_keepsServerOutputBounded() async throws {
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 1024 * 1024)
         let answered = Mutex(0)
         let handler = ClosureHTTPHandler { _ in
