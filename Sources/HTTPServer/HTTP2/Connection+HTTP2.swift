@@ -242,16 +242,18 @@ extension Connection {
     /// Moves the session's output to the connection's while it is under its bound, and sends it.
     private func sendHTTP2Output(_ session: HTTP2Session) {
         while !closed && pendingOutput <= limits.maxPendingOutput {
-            let bytes: [UInt8]
+            let before = output.count
+            if pendingOutput == 0 { lastWriteProgressAt = .now() }
             do {
-                bytes = try session.takeOutput(limit: limits.maxPendingOutput - pendingOutput + 1)
+                // Straight into the connection's output: the bound is on the unsent bytes, as `append` counts them.
+                try session.takeOutput(into: &output, upTo: outputOffset + limits.maxPendingOutput + 1)
             } catch {
                 logger.debug("HTTP/2 session failed, closing", metadata: ["nghttp2_error": "\(error.code)"])
                 close()
                 return
             }
-            guard !bytes.isEmpty else { break }
-            append(bytes)
+            guard output.count > before else { break }
+            maxObservedPendingOutput = max(maxObservedPendingOutput, pendingOutput)
             flush()
         }
         flush()

@@ -324,7 +324,7 @@ final class HTTP2Session {
     ) throws(ProtocolError) -> Bool {
         answering.remove(streamID)
         guard isOpen(streamID) else { return false }
-        let fields = [(name: ":status", value: String(status))] + headers
+        let fields = (status: String(status), headers: headers)
         let result: Int32
         if body.isEmpty {
             result = withNameValues(fields) { nameValues in
@@ -384,31 +384,44 @@ final class HTTP2Session {
         _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, 0, nil, 0)
     }
 
-    /// Calls `body` with libnghttp2 name/value pairs for `fields` (nghttp2 copies them before returning).
+    /// Calls `body` with libnghttp2 name/value pairs for `:status` and `fields.headers` (nghttp2 copies them before
+    /// returning): every name and value in one byte buffer, the pairs in one array.
     private func withNameValues<R>(
-        _ fields: [(name: String, value: String)],
+        _ fields: (status: String, headers: [(name: String, value: String)]),
         _ body: (UnsafeBufferPointer<nghttp2_nv>) -> R
     ) -> R {
+        let status = ":status"
         var bytes: [UInt8] = []
-        var lengths: [(name: Int, value: Int)] = []
-        for field in fields {
-            bytes += field.name.utf8
-            bytes += field.value.utf8
-            lengths.append((field.name.utf8.count, field.value.utf8.count))
+        bytes.reserveCapacity(
+            fields.headers.reduce(status.utf8.count + fields.status.utf8.count) {
+                $0 + $1.name.utf8.count + $1.value.utf8.count
+            }
+        )
+        bytes.appendUTF8(status)
+        bytes.appendUTF8(fields.status)
+        for field in fields.headers {
+            bytes.appendUTF8(field.name)
+            bytes.appendUTF8(field.value)
         }
         return bytes.withUnsafeMutableBufferPointer { storage in
             var cursor = storage.baseAddress!
-            let nameValues = lengths.map { length in
+            func pair(_ nameLength: Int, _ valueLength: Int) -> nghttp2_nv {
                 let name = cursor
-                let value = cursor + length.name
-                cursor = value + length.value
+                let value = cursor + nameLength
+                cursor = value + valueLength
                 return nghttp2_nv(
                     name: name,
                     value: value,
-                    namelen: length.name,
-                    valuelen: length.value,
+                    namelen: nameLength,
+                    valuelen: valueLength,
                     flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
                 )
+            }
+            var nameValues: [nghttp2_nv] = []
+            nameValues.reserveCapacity(fields.headers.count + 1)
+            nameValues.append(pair(status.utf8.count, fields.status.utf8.count))
+            for field in fields.headers {
+                nameValues.append(pair(field.name.utf8.count, field.value.utf8.count))
             }
             return nameValues.withUnsafeBufferPointer(body)
         }
@@ -419,13 +432,19 @@ final class HTTP2Session {
     /// so a client that does not read cannot grow the output past the connection's bound.
     func takeOutput(limit: Int = .max) throws(ProtocolError) -> [UInt8] {
         var output: [UInt8] = []
+        try takeOutput(into: &output, upTo: limit)
+        return output
+    }
+
+    /// Appends the bytes the session wants sent now to `output`, frame by frame while `output` is shorter than
+    /// `limit` (no intermediate array: the connection's own output buffer is passed).
+    func takeOutput(into output: inout [UInt8], upTo limit: Int) throws(ProtocolError) {
         while output.count < limit {
             var data: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &data)
             if length < 0 { throw ProtocolError(code: Int(length)) }
             guard length > 0, let data else { break }
-            output += UnsafeBufferPointer(start: data, count: length)
+            output.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
         }
-        return output
     }
 }
