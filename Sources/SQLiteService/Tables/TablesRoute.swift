@@ -24,18 +24,22 @@ enum TablesRoute: Equatable {
     /// The route of `rawPath`; nil when it is not under `/tables`; 404 `NOT_FOUND` for a path under `/tables` that
     /// names no endpoint, 400 for an invalid escape.
     static func parse(rawPath: String) throws(APIError) -> TablesRoute? {
-        guard rawPath == "/tables" || rawPath.hasPrefix("/tables/") else { return nil }
-        let segments = Self.split(rawPath, at: "/").dropFirst(2)
-        guard let first = segments.first else { return .list }
-        let table = try decoded(first)
-        switch Array(segments.dropFirst()) {
-        case ["rows"]:
+        let utf8 = rawPath.utf8
+        guard utf8.starts(with: "/tables".utf8) else { return nil }
+        let afterPrefix = utf8.index(utf8.startIndex, offsetBy: 7)
+        if afterPrefix == utf8.endIndex { return .list }
+        guard utf8[afterPrefix] == UInt8(ascii: "/") else { return nil }
+        let segments = Self.split(rawPath[utf8.index(after: afterPrefix)...], at: "/")
+        // The table name first: a bad escape in it is 400 whatever follows.
+        let table = try decoded(segments[0])
+        switch (segments.count, segments.count > 1 ? segments[1] : "") {
+        case (2, "rows"):
             return .rows(table: table)
-        case ["count"]:
+        case (2, "count"):
             return .count(table: table)
-        case let rest where rest.count == 2 && rest[0] == "rows":
+        case (3, "rows"):
             var parts: [String] = []
-            for part in Self.split(rest[1], at: ",") {
+            for part in Self.split(segments[2], at: ",") {
                 parts.append(try decoded(part))
             }
             return .row(table: table, key: parts)

@@ -33,5 +33,21 @@ import Testing
         #expect(try TablesRoute.parse(rawPath: "/query") == nil)
         #expect(throws: APIError.self) { try TablesRoute.parse(rawPath: "/tables/t/other") }
         #expect(throws: APIError.self) { try TablesRoute.parse(rawPath: "/tables/%zz/rows") }
+        #expect(try TablesRoute.parse(rawPath: "/tablesx") == nil)
+        for path in ["/tables/", "/tables/t", "/tables/t/rows/1/2", "/tables/t/count/1", "/tables//rows/1/"] {
+            do {
+                _ = try TablesRoute.parse(rawPath: path)
+                Issue.record("\(path) parsed")
+            } catch {
+                #expect(error.status == 404, "\(path)")
+            }
+        }
+        do {
+            _ = try TablesRoute.parse(rawPath: "/tables/%zz/other")
+            Issue.record("parsed")
+        } catch {
+            #expect(error.status == 400, "a bad escape in the table name comes first")
+        }
+        #expect(try TablesRoute.parse(rawPath: "/tables/t/rows/") == .row(table: "t", key: [""]))
     }
 }
