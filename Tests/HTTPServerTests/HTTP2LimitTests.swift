@@ -59,6 +59,26 @@ import Testing
         #expect(session.events.isEmpty, "the rest of a rejected stream is dropped, not completed")
     }
 
+    /// Trailers (a HEADERS frame after the body) stay apart from the header fields: a trailer cannot add a field the
+    /// handler would read as a header (`authorization`, `content-type`).
+    @Test func trailers_areKeptApartFromTheHeaders() throws {
+        let session = HTTP2Session(limits: HTTPLimits())
+        try feed(session, opening)
+        let trailer: [UInt8] = [0x00, 0x0D] + Array("authorization".utf8) + [0x01, UInt8(ascii: "t")]
+        try feed(
+            session,
+            frame(type: 1, flags: 0x4, stream: 1, postHeaders) + frame(type: 0, flags: 0, stream: 1, Array("{}".utf8))
+                + frame(type: 1, flags: 0x5, stream: 1, trailer)
+        )
+        guard case .request(_, let headers, let body, let trailers)? = session.events.first else {
+            Issue.record("no request: \(session.events)")
+            return
+        }
+        #expect(!headers.contains { $0.name == "authorization" })
+        #expect(trailers.map(\.name) == ["authorization"])
+        #expect(body == Array("{}".utf8))
+    }
+
     @Test func rapidReset_endsTheSessionWithEnhanceYourCalm() throws {
         var limits = HTTPLimits()
         limits.http2.resetBurst = 5

@@ -111,16 +111,17 @@ extension Connection {
         defer { collectingHTTP2Output = false }
         for event in session.events {
             switch event {
-            case .request(let streamID, let headers, let body):
+            case .request(let streamID, let headers, let body, let trailers):
                 // A stream the client reset in the same read (rapid reset) costs no handler work.
                 guard session.isOpen(streamID) else { continue }
                 do {
-                    let request = try HTTPRequest.fromHTTP2(
+                    var request = try HTTPRequest.fromHTTP2(
                         headers: headers,
                         body: body,
                         limits: limits,
                         remoteAddress: remoteAddress
                     )
+                    if !trailers.isEmpty { request.trailers = HTTPHeaders(trailers.map { ($0.name, $0.value) }) }
                     dispatchHTTP2(request, streamID: streamID)
                 } catch {
                     respondHTTP2(error, streamID: streamID)

@@ -67,7 +67,7 @@ public enum HTTP2Fuzzing {
             }
             for event in session.events {
                 switch event {
-                case .request(let streamID, let headers, let body):
+                case .request(let streamID, let headers, let body, _):
                     let request = try? HTTPRequest.fromHTTP2(
                         headers: headers,
                         body: body,

@@ -13,8 +13,14 @@ final class HTTP2Session {
     /// What `receive` found, in order.
     enum Event: Sendable {
         /// A request stream whose header fields and body have all arrived. `headers` in arrival order, pseudo-header
-        /// fields (`:method`, `:path`, …) included.
-        case request(streamID: Int32, headers: [(name: String, value: String)], body: [UInt8])
+        /// fields (`:method`, `:path`, …) included; `trailers` from a HEADERS frame after the body, kept apart (as the
+        /// HTTP/1.1 parser keeps a chunked body's trailer section), never merged into `headers`.
+        case request(
+            streamID: Int32,
+            headers: [(name: String, value: String)],
+            body: [UInt8],
+            trailers: [(name: String, value: String)]
+        )
         /// A stream past a limit: answer it with the error now; the rest of it is discarded.
         case reject(streamID: Int32, RequestParser.Rejection)
     }
@@ -26,6 +32,7 @@ final class HTTP2Session {
     /// of the dictionary, changed and put back copied the whole body for every DATA frame).
     private final class IncomingStream {
         var headers: [(name: String, value: String)] = []
+        var trailers: [(name: String, value: String)] = []
         var headerListSize = 0
         var body: [UInt8] = []
         /// Past a limit: the error event is emitted (once) and everything else the stream sends is dropped.
@@ -156,6 +163,7 @@ final class HTTP2Session {
             guard let frame, let name, let value, let session = HTTP2Session.from(user) else { return 0 }
             session.header(
                 streamID: frame.pointee.hd.stream_id,
+                isTrailer: frame.pointee.headers.cat == NGHTTP2_HCAT_HEADERS,
                 name: UnsafeBufferPointer(start: name, count: nameLength),
                 value: UnsafeBufferPointer(start: value, count: valueLength)
             )
@@ -180,18 +188,28 @@ final class HTTP2Session {
         }
     }
 
-    private func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+    private func header(
+        streamID: Int32,
+        isTrailer: Bool,
+        name: UnsafeBufferPointer<UInt8>,
+        value: UnsafeBufferPointer<UInt8>
+    ) {
         guard let stream = incoming[streamID], stream.rejection == nil else { return }
         // RFC 9113 §6.5.2: a field's size is its name's and value's lengths plus 32.
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > limits.maxHeadSize {
             stream.rejection = .headersTooLarge("request header list larger than \(limits.maxHeadSize) bytes")
             stream.headers = []
-        } else if stream.headers.count >= limits.maxHeaderCount {
+        } else if stream.headers.count + stream.trailers.count >= limits.maxHeaderCount {
             stream.rejection = .headersTooLarge("more than \(limits.maxHeaderCount) header fields")
             stream.headers = []
         } else {
-            stream.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            let field = (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+            if isTrailer {
+                stream.trailers.append(field)
+            } else {
+                stream.headers.append(field)
+            }
         }
     }
 
@@ -255,7 +273,9 @@ final class HTTP2Session {
         requestCount += 1
         // Work asked for earns room for the control frames that go with it (window updates, a PING).
         controlFrames.credit(8)
-        events.append(.request(streamID: streamID, headers: stream.headers, body: stream.body))
+        events.append(
+            .request(streamID: streamID, headers: stream.headers, body: stream.body, trailers: stream.trailers)
+        )
     }
 
     private func spendControlFrame(_ kind: String) {
