@@ -56,6 +56,9 @@ final class Connection: @unchecked Sendable {
     var prefaceProbe: [UInt8]?
     /// True while the streams of one read are dispatched: responses given on the loop meanwhile leave in one send.
     var collectingHTTP2Output = false
+    /// HTTP/2 streams of this connection being answered on handler threads, and those waiting for their turn.
+    var http2OnHandlerThreads = 0
+    var http2Waiting: [(request: HTTPRequest, streamID: Int32)] = []
     /// The connection's key in its loop's epoll set (0 until registered).
     var token: UInt64 = 0
     /// The readiness events the epoll set watches for, and the ones wanted now (`updateInterest`).

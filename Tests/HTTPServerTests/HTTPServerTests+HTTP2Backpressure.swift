@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 
@@ -38,5 +39,39 @@ extension HTTPServerTests {
         #expect(statistics.maxObservedPendingOutput <= limits.maxPendingOutput + 64 * 1024)
         await server.shutdown(gracePeriod: .milliseconds(100))
         #expect(server.openConnectionCount == 0)
+    }
+}
+
+extension HTTPServerTests {
+    /// One HTTP/2 connection with 12 slow streams takes at most its share of the handler threads at once; the
+    /// others wait and are all answered.
+    @Test func http2Connection_takesAtMostItsShareOfHandlerThreads() async throws {
+        let running = Mutex((now: 0, most: 0, done: 0))
+        let handler = ClosureHTTPHandler { _ in
+            running.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
+            usleep(50_000)
+            running.withLock {
+                $0.now -= 1
+                $0.done += 1
+            }
+            return HTTPResponse(status: .ok, body: .bytes(Array("ok".utf8)))
+        }
+        var limits = HTTPLimits()
+        limits.http2.maxStreamsOnHandlerThreads = 3
+        let server = try makeServer(limits: limits, handler: handler)
+        let client = try TestClient(try #require(server.boundAddresses.first))
+        var opening = HTTP2Preface.bytes + http2Frame(type: 4, flags: 0, stream: 0)
+        for index in 0..<12 {
+            opening += http2Frame(type: 1, flags: 0x5, stream: UInt32(1 + 2 * index), http2PostHeaders)
+        }
+        try client.send(opening)
+        #expect(await eventually { running.withLock { $0.done } == 12 })
+        let most = running.withLock { $0.most }
+        #expect(most >= 2, "streams of one connection run concurrently")
+        #expect(most <= 3, "at most the connection's share at once, was \(most)")
+        await server.shutdown(gracePeriod: .milliseconds(100))
     }
 }

@@ -148,6 +148,12 @@ extension Connection {
             deliverHTTP2(response, body: body, method: method, streamID: streamID)
             return
         }
+        // One connection may not take every handler thread: past its share its streams wait here, in order.
+        guard http2OnHandlerThreads < max(limits.http2.maxStreamsOnHandlerThreads, 1) else {
+            http2Waiting.append((request, streamID))
+            return
+        }
+        http2OnHandlerThreads += 1
         server.handlerPool.submit { [self] in
             let response = server.handler.handle(request)
             let body: [UInt8]?
@@ -156,6 +162,8 @@ extension Connection {
             case .stream(let produce): body = Self.collect(produce)
             }
             queue.async { [self] in
+                http2OnHandlerThreads -= 1
+                startWaitingHTTP2Stream()
                 guard let body else {
                     logger.warning("streamed response failed, resetting the stream")
                     http2?.reset(streamID: streamID, code: 2)  // INTERNAL_ERROR
@@ -164,6 +172,17 @@ extension Connection {
                 }
                 deliverHTTP2(response, body: body, method: method, streamID: streamID)
             }
+        }
+    }
+
+    /// Hands the oldest waiting stream that is still open to a handler thread.
+    private func startWaitingHTTP2Stream() {
+        while !closed, let session = http2, !http2Waiting.isEmpty {
+            let (request, streamID) = http2Waiting.removeFirst()
+            // A stream the client reset meanwhile is dropped.
+            guard session.isOpen(streamID) else { continue }
+            dispatchHTTP2(request, streamID: streamID)
+            return
         }
     }
 

@@ -12,6 +12,10 @@ public struct HTTP2Settings: Sendable, Hashable {
     /// `SETTINGS_MAX_CONCURRENT_STREAMS`: streams a client may have open at once on one connection; a stream
     /// past it is refused (`RST_STREAM` `REFUSED_STREAM`).
     public var maxConcurrentStreams = 100
+    /// Streams of one connection answered on handler threads at once; the connection's other such streams wait, in
+    /// order (answers given on the event loop do not count). HTTP/1.1 has one request in flight per connection;
+    /// without this one HTTP/2 client with 100 slow streams could hold every handler thread.
+    public var maxStreamsOnHandlerThreads = 8
     /// `SETTINGS_INITIAL_WINDOW_SIZE`: bytes of request body a client may send on a stream before the server
     /// acknowledges them; also the connection's window. At most 2³¹ − 1.
     public var initialWindowSize = 1024 * 1024
