@@ -86,18 +86,7 @@ extension SQLiteService {
 
     /// The members of an optional JSON object body, each key checked against `allowed`.
     private static func maintenanceOptions(_ body: [UInt8], allowed: Set<String>) throws(APIError) -> JSONObject {
-        if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
-            return JSONObject()
-        }
-        let value: JSONValue
-        do {
-            value = try JSONParser().parse(body)
-        } catch {
-            throw .invalidJSON("the body is not valid JSON")
-        }
-        guard case .object(let object) = value else {
-            throw .invalidRequest("the body must be a JSON object")
-        }
+        guard let object = try optionalJSONObjectBody(body) else { return JSONObject() }
         if let unknown = object.keys.first(where: { !allowed.contains($0) }) {
             throw .invalidRequest("unknown key \(RequestDecoder.quotedForMessage(unknown))")
         }

@@ -101,18 +101,7 @@ extension SQLiteService {
 
     /// Accepts an empty body (or only white space) or an empty JSON object; the endpoint takes no options.
     private static func checkBackupBody(_ body: [UInt8]) throws(APIError) {
-        if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
-            return
-        }
-        let value: JSONValue
-        do {
-            value = try JSONParser().parse(body)
-        } catch {
-            throw .invalidJSON("the body is not valid JSON")
-        }
-        guard case .object(let object) = value else {
-            throw .invalidRequest("the body must be a JSON object")
-        }
+        guard let object = try optionalJSONObjectBody(body) else { return }
         if let key = object.keys.first {
             throw .invalidRequest("unknown key \(RequestDecoder.quotedForMessage(key)) (POST /backup takes no options)")
         }

@@ -126,15 +126,7 @@ extension SQLiteService {
 
     /// A `PATCH` body: a non-empty JSON object of columns and values.
     private static func patchValues(_ body: [UInt8]) throws(APIError) -> JSONObject {
-        let value: JSONValue
-        do {
-            value = try JSONParser().parse(body)
-        } catch {
-            throw .invalidJSON("the body is not valid JSON")
-        }
-        guard case .object(let object) = value else {
-            throw .invalidRequest("the body must be a JSON object of columns and values")
-        }
+        let object = try jsonObjectBody(body, notAnObject: "the body must be a JSON object of columns and values")
         guard !object.isEmpty else { throw .invalidRequest("the body names no column to set") }
         return object
     }
@@ -173,13 +165,7 @@ struct TableInsertRequest {
     var int64AsString = false
 
     init(_ body: [UInt8], maxRows: Int) throws(APIError) {
-        let value: JSONValue
-        do {
-            value = try JSONParser().parse(body)
-        } catch {
-            throw .invalidJSON("the body is not valid JSON")
-        }
-        guard case .object(let object) = value else { throw .invalidRequest("the body must be a JSON object") }
+        let object = try SQLiteService.jsonObjectBody(body)
         for member in object.members {
             switch (member.key, member.value) {
             case ("rows", .array(let items)):
