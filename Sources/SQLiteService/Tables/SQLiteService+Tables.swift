@@ -129,12 +129,7 @@ extension SQLiteService {
         let columns = list.query.outputColumns
         var writer = JSONWriter()
         writer.beginObject()
-        if list.shape == .arrays {
-            writer.key("columns")
-            writer.beginArray()
-            for column in columns { writer.writeString(column) }
-            writer.endArray()
-        }
+        if list.shape == .arrays { Self.writeColumnNames(columns, into: &writer) }
         writer.key("rows")
         writer.beginArray()
         for row in page.rows {
@@ -185,12 +180,7 @@ extension SQLiteService {
         let columns = options.query.outputColumns
         var writer = JSONWriter()
         writer.beginObject()
-        if options.shape == .arrays {
-            writer.key("columns")
-            writer.beginArray()
-            for column in columns { writer.writeString(column) }
-            writer.endArray()
-        }
+        if options.shape == .arrays { writeColumnNames(columns, into: &writer) }
         writer.key("row")
         writeRow(row, columns: columns, shape: options.shape, int64AsString: options.int64AsString, into: &writer)
         writer.endObject()
@@ -232,6 +222,14 @@ extension SQLiteService {
         } catch {
             throw APIError(error, db: db)
         }
+    }
+
+    /// `"columns": [...]`, the names a page or row in the `arrays` shape carries.
+    private static func writeColumnNames(_ columns: [String], into writer: inout JSONWriter) {
+        writer.key("columns")
+        writer.beginArray()
+        for column in columns { writer.writeString(column) }
+        writer.endArray()
     }
 
     static func writeRow(

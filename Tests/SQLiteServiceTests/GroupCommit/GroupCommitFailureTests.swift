@@ -8,15 +8,20 @@ import Testing
 /// Group commit: failures that only show at COMMIT, a failing COMMIT, a time limit reached while running, nested
 /// savepoints of the engine API, and the switch that turns grouping off.
 @Suite struct GroupCommitFailureTests {
+    /// The policy refuses `PRAGMA foreign_keys` to clients: the test sets it with the authorizer off, then puts the
+    /// writer's policy back.
+    private static func enableForeignKeys(_ db: Database) throws {
+        db.setAuthorizer(nil)
+        try db.execute(sql: "PRAGMA foreign_keys = ON")
+        SQLPolicy.install(on: db, role: .writer)
+    }
+
     /// Checks that a deferred foreign key violation fails only the request that made it (409, as its own COMMIT
     /// would have), for /update and /transaction, while the rest of the group commits.
     @Test func groupCommit_deferredForeignKeyViolationFailsOnlyItsRequest() throws {
         let fixture = try ServiceFixture()
         try fixture.pool.write { db in
-            // The policy refuses PRAGMA foreign_keys to clients; the test sets it with the authorizer off.
-            db.setAuthorizer(nil)
-            try db.execute(sql: "PRAGMA foreign_keys = ON")
-            SQLPolicy.install(on: db, role: .writer)
+            try Self.enableForeignKeys(db)
             try db.executeScript(
                 """
                 CREATE TABLE parent(id INTEGER PRIMARY KEY);
@@ -56,10 +61,7 @@ import Testing
     @Test func groupCommit_failingCommitFailsEveryRequestOfTheGroup() throws {
         let fixture = try ServiceFixture()
         try fixture.pool.write { db in
-            // The policy refuses PRAGMA foreign_keys to clients; the test sets it with the authorizer off.
-            db.setAuthorizer(nil)
-            try db.execute(sql: "PRAGMA foreign_keys = ON")
-            SQLPolicy.install(on: db, role: .writer)
+            try Self.enableForeignKeys(db)
             try db.executeScript(
                 """
                 CREATE TABLE parent(id INTEGER PRIMARY KEY);
