@@ -95,10 +95,7 @@ extension Connection {
             try session.receive(bytes)
         } catch {
             if let flood = session.floodDetected {
-                logger.warning(
-                    "HTTP/2 flood, sending GOAWAY ENHANCE_YOUR_CALM and closing",
-                    metadata: ["flood": "\(flood)"]
-                )
+                logFlood(flood)
             } else {
                 logger.debug("HTTP/2 protocol error, closing", metadata: ["nghttp2_error": "\(error.code)"])
             }
@@ -131,13 +128,14 @@ extension Connection {
             }
         }
         if let flood = session.floodDetected, !closing {
-            logger.warning(
-                "HTTP/2 flood, sending GOAWAY ENHANCE_YOUR_CALM and closing",
-                metadata: ["flood": "\(flood)"]
-            )
+            logFlood(flood)
             sendHTTP2Output(session)
             closeWhenFlushed()
         }
+    }
+
+    private func logFlood(_ flood: String) {
+        logger.warning("HTTP/2 flood, sending GOAWAY ENHANCE_YOUR_CALM and closing", metadata: ["flood": "\(flood)"])
     }
 
     // MARK: - Answering
