@@ -121,7 +121,6 @@ struct HTTP2FrameTests {
         try withServer(["SQLITED_LIMITS_BODY_TIMEOUT_MS": "300"]) { server in
             let report = try HTTP2Tools.scenario("stalled_body", port: server.port)
             #expect(status(report, stream: report["stream"]) == 408, "\(report)")
-            #expect((report["seconds"] as? Double ?? 99) < 5)
         }
     }
 
@@ -130,7 +129,6 @@ struct HTTP2FrameTests {
             let report = try HTTP2Tools.scenario("idle", port: server.port)
             #expect(report["goaway"] as? Int == 0, "NO_ERROR: \(report)")
             #expect(report["closed"] as? Bool == true)
-            #expect((report["seconds"] as? Double ?? 99) < 5)
         }
     }
 
