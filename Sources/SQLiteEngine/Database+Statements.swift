@@ -124,7 +124,7 @@ extension Database {
 
     // MARK: - Preparing
 
-    private func prepareSingle(sql: String, persistent: Bool) throws -> Statement {
+    func prepareSingle(sql: String, persistent: Bool) throws -> Statement {
         let (connection, handle) = try openConnection()
         var utf8 = Array(sql.utf8)
         if utf8.contains(0) {

@@ -52,7 +52,7 @@ extension Statement {
     }
 
     /// How many times SQLite has recompiled the statement (`SQLITE_STMTSTATUS_REPREPARE`).
-    private var compilationCount: Int32 {
+    var compilationCount: Int32 {
         sqlite3_stmt_status(handle, Int32(SQLITE_STMTSTATUS_REPREPARE), 0)
     }
 

@@ -109,7 +109,7 @@ public final class SQLiteService: HTTPHandler {
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         // `respond` always answers, so `answering` never gives nil here.
-        answering(request) { request, settings in respond(to: request, settings: settings) }
+        answering(request) { request, endpoint, settings in respond(to: request, endpoint, settings: settings) }
             ?? Self.errorResponse(.internal())
     }
 
@@ -117,13 +117,15 @@ public final class SQLiteService: HTTPHandler {
     /// line) with the time it took: the one place both ``handle(_:)`` and ``handleOnEventLoop(_:)`` observe from.
     func answering(
         _ request: HTTPRequest,
-        _ respond: (HTTPRequest, ServiceSettings) -> ServiceResponse?
+        _ respond: (HTTPRequest, ServiceEndpoint, ServiceSettings) -> ServiceResponse?
     ) -> HTTPResponse? {
         let started = ContinuousClock.now
         let settings = self.settings
-        guard let handled = respond(request, settings) else { return nil }
+        let endpoint = ServiceEndpoint(path: request.path)
+        guard let handled = respond(request, endpoint, settings) else { return nil }
         observe(
             request,
+            endpoint: endpoint,
             response: handled.response,
             errorCode: handled.errorCode,
             tokenName: handled.tokenName,
@@ -135,11 +137,11 @@ public final class SQLiteService: HTTPHandler {
 
     /// Authenticates, routes and answers `request`; the result also names the token that was used, for the request
     /// log line (a per-request value, so it travels with the response rather than in shared state).
-    func respond(to request: HTTPRequest, settings: ServiceSettings) -> ServiceResponse {
+    func respond(to request: HTTPRequest, _ endpoint: ServiceEndpoint, settings: ServiceSettings) -> ServiceResponse {
         var tokenName: String?
         do {
             tokenName = try authenticate(request, tokens: settings.tokens)
-            return ServiceResponse(response: try route(request, settings: settings), tokenName: tokenName)
+            return ServiceResponse(response: try route(request, endpoint, settings: settings), tokenName: tokenName)
         } catch {
             if error.status >= 500 {
                 logger.error(
@@ -151,39 +153,44 @@ public final class SQLiteService: HTTPHandler {
         }
     }
 
-    private func route(_ request: HTTPRequest, settings: ServiceSettings) throws(APIError) -> HTTPResponse {
-        let path = request.path
+    private func route(
+        _ request: HTTPRequest,
+        _ endpoint: ServiceEndpoint,
+        settings: ServiceSettings
+    ) throws(APIError) -> HTTPResponse {
         let metrics = settings.options.metrics
-        switch path {
-        case "/query", "/update", "/batch", "/transaction":
+        let limits = settings.limits
+        switch endpoint {
+        case .query, .update, .batch, .transaction:
             try Self.requirePostWithJSON(request)
-            let limits = settings.limits
-            switch path {
-            case "/query": return try query(request.body, limits: limits, metrics: metrics)
-            case "/update": return try update(request.body, limits: limits, metrics: metrics)
-            case "/batch": return try batch(request.body, limits: limits, metrics: metrics)
+            switch endpoint {
+            case .query: return try query(request.body, limits: limits, metrics: metrics)
+            case .update: return try update(request.body, limits: limits, metrics: metrics)
+            case .batch: return try batch(request.body, limits: limits, metrics: metrics)
             default: return try transaction(request.body, limits: limits, metrics: metrics)
             }
-        case "/health":
+        case .health:
             try Self.requireGet(request)
             return health(isAvailable: settings.isAvailable)
-        case "/schema":
+        case .schema:
             try Self.requireGet(request)
             return try schema(metrics: metrics)
-        case "/metrics":
+        case .metrics:
             try Self.requireGet(request)
             return try metricsResponse(metrics)
-        case "/backup":
+        case .backup:
             guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
             return try backupResponse(request, options: settings.options)
-        default:
-            if path.hasPrefix("/schema/") {
-                try Self.requireGet(request)
-                return try tableSchema(String(path.dropFirst("/schema/".count)), metrics: metrics)
+        case .schemaTable:
+            try Self.requireGet(request)
+            return try tableSchema(String(request.path.dropFirst("/schema/".count)), metrics: metrics)
+        case .adminVacuum, .adminCheckpoint, .adminOptimize:
+            guard let response = try maintenanceResponse(request, metrics: metrics) else {
+                throw Self.noEndpoint(request)
             }
-            if path.hasPrefix("/admin/"), let response = try maintenanceResponse(request, metrics: metrics) {
-                return response
-            }
+            return response
+        case .tables, .tablesRows, .tablesRow, .tablesCount, .other:
+            // `.other` too: a malformed path under `/tables/` is the Tables API's 404 or 400.
             if let response = try tablesResponse(request, settings: settings) {
                 return response
             }

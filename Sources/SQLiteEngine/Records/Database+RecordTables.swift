@@ -3,6 +3,8 @@ struct RecordTableCache {
     var schemaVersion: Int64 = -1
     /// Keyed by the name asked for, ASCII-lowercased; nil caches "no such table".
     var tables: [String: RecordTable?] = [:]
+    /// Point lookups of ``Database/fetchRecordCheckingSchema(_:key:)``, keyed by the table's stored name.
+    var checkedLookups: [String: CheckedPointLookup] = [:]
 }
 
 extension Database {
@@ -29,7 +31,7 @@ extension Database {
     }
 
     /// The table called `name` as this connection last read it, without asking SQLite whether the schema changed
-    /// since; nil when it is not cached. For ``fetchRecordCheckingSchema(_:key:)``, which asks in the same statement.
+    /// since; nil when it is not cached. For ``fetchRecordCheckingSchema(_:key:)``, which finds out while it reads.
     public func cachedRecordTable(named name: String) -> RecordTable? {
         recordTableCache.tables[Self.recordTableCacheKey(name)] ?? nil
     }

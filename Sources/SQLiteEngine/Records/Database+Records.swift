@@ -66,33 +66,6 @@ extension Database {
         return try fetchRecordPage(query).rows.first
     }
 
-    /// What ``fetchRecordCheckingSchema(_:key:)`` found.
-    public enum CheckedRecord: Sendable, Equatable {
-        /// The row, in ``RecordQuery/outputColumns`` order for all columns.
-        case row([DatabaseValue])
-        /// No row has the key; the schema is the one `table` describes.
-        case noRow
-        /// The schema changed since `table` was read: look the table up again (``recordTable(named:)``).
-        case schemaChanged
-    }
-
-    /// The row of `table` (as ``cachedRecordTable(named:)`` gave it) whose key is `key`, with the schema version
-    /// read by the same statement, so that one statement — one read transaction, no `PRAGMA schema_version` of its
-    /// own — both finds the row and proves `table` still describes the schema.
-    public func fetchRecordCheckingSchema(_ table: RecordTable, key: [DatabaseValue]) throws -> CheckedRecord {
-        guard key.count == table.key.count else { throw DatabaseError.misuse("a key needs \(table.key.count) values") }
-        let statement = try cachedStatement(sql: table.checkedPointLookupSQL)
-        defer { statement.reset() }
-        try statement.bind(.positional(key))
-        guard try statement.step() else { return .schemaChanged }
-        guard case .integer(let version) = statement.value(at: 0), version == recordTableCache.schemaVersion else {
-            return .schemaChanged
-        }
-        // A matched row has a key: `key = ?` never matches NULL.
-        if case .null = statement.value(at: 1) { return .noRow }
-        return .row((1...table.defaultOutputColumns.count).map { statement.value(at: $0) })
-    }
-
     /// The number of rows matching `query`'s filters.
     public func countRecords(_ query: RecordQuery) throws -> Int64 {
         let (sql, arguments) = query.countStatement()

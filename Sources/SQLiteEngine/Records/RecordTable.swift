@@ -13,9 +13,6 @@ public struct RecordTable: Sendable, Hashable {
     /// The `SELECT` of one row by key with ``defaultOutputColumns``, built once per schema version (a point lookup
     /// is the Tables API's most frequent request).
     let pointLookupSQL: String
-    /// ``pointLookupSQL`` with the schema version first: one row always, the table's columns NULL when no row has
-    /// the key (``Database/fetchRecordCheckingSchema(_:key:)``).
-    let checkedPointLookupSQL: String
     /// ``RecordValueKind`` of each column, in `columns` order.
     private let kinds: [RecordValueKind]
 
@@ -32,11 +29,6 @@ public struct RecordTable: Sendable, Hashable {
         pointLookupSQL =
             "SELECT " + output.map(Database.quotedIdentifier).joined(separator: ", ") + " FROM " + quotedName
             + " WHERE " + key.map { Database.quotedIdentifier($0) + " = ?" }.joined(separator: " AND ")
-        checkedPointLookupSQL =
-            "SELECT v.schema_version, "
-            + output.map { quotedName + "." + Database.quotedIdentifier($0) }.joined(separator: ", ")
-            + " FROM pragma_schema_version AS v LEFT JOIN " + quotedName + " ON "
-            + key.map { quotedName + "." + Database.quotedIdentifier($0) + " = ?" }.joined(separator: " AND ")
     }
 
     /// Whether the key is the implicit `rowid`.

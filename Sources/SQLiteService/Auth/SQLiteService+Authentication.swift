@@ -50,8 +50,8 @@ extension SQLiteService {
                     + "send the token in an Authorization: Bearer header"
             )
         }
-        guard let required = Self.requiredRole(forPath: request.path, method: request.method) else { return nil }
         guard let store = tokens else { return nil }
+        guard let required = Self.requiredRole(forPath: request.path, method: request.method) else { return nil }
 
         let fields = request.headers.values(for: "Authorization")
         guard !fields.isEmpty else { throw .unauthorized("a bearer token is required (Authorization: Bearer TOKEN)") }

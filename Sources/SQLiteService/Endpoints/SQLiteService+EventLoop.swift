@@ -29,15 +29,21 @@ extension SQLiteService {
     /// A request answered here is logged and counted in the metrics here; one given up is left entirely to
     /// ``handle(_:)``, so each request is recorded once.
     public func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
-        answering(request) { request, settings in respondOnEventLoop(to: request, settings: settings) }
+        answering(request) { request, endpoint, settings in
+            respondOnEventLoop(to: request, endpoint, settings: settings)
+        }
     }
 
-    /// ``respond(to:settings:)`` for the event loop: the same answers, or nil where ``handle(_:)`` must answer.
-    func respondOnEventLoop(to request: HTTPRequest, settings: ServiceSettings) -> ServiceResponse? {
+    /// ``respond(to:_:settings:)`` for the event loop: the same answers, or nil where ``handle(_:)`` must answer.
+    func respondOnEventLoop(
+        to request: HTTPRequest,
+        _ endpoint: ServiceEndpoint,
+        settings: ServiceSettings
+    ) -> ServiceResponse? {
         var tokenName: String?
         do {
             tokenName = try authenticate(request, tokens: settings.tokens)
-            guard let response = try routeOnEventLoop(request, settings: settings) else {
+            guard let response = try routeOnEventLoop(request, endpoint, settings: settings) else {
                 return nil
             }
             return ServiceResponse(response: response, tokenName: tokenName)
@@ -51,41 +57,44 @@ extension SQLiteService {
         }
     }
 
-    /// The event loop's share of ``route(_:settings:)``: the same checks in the same order, so that an error
+    /// The event loop's share of ``route(_:_:settings:)``: the same checks in the same order, so that an error
     /// answered here is the one ``handle(_:)`` would give.
-    private func routeOnEventLoop(_ request: HTTPRequest, settings: ServiceSettings) throws(APIError) -> HTTPResponse? {
-        let path = request.path
+    private func routeOnEventLoop(
+        _ request: HTTPRequest,
+        _ endpoint: ServiceEndpoint,
+        settings: ServiceSettings
+    ) throws(APIError) -> HTTPResponse? {
         let metrics = settings.options.metrics
-        switch path {
-        case "/query":
+        switch endpoint {
+        case .query:
             try Self.requirePostWithJSON(request)
             guard request.body.count <= Self.eventLoopBodyLimit else { return nil }
             return try queryOnEventLoop(request.body, limits: settings.limits, metrics: metrics)
-        case "/update", "/batch", "/transaction":
+        case .update, .batch, .transaction:
             try Self.requirePostWithJSON(request)
             return nil
-        case "/health":
+        case .health:
             try Self.requireGet(request)
             return health(isAvailable: settings.isAvailable)
-        case "/schema":
+        case .schema:
             try Self.requireGet(request)
             return try withEventLoopBudget(metrics: metrics) { db throws(APIError) in try Self.schemaBody(db) }
-        case "/metrics":
+        case .metrics:
             try Self.requireGet(request)
             guard metrics != nil else { return try metricsResponse(nil) }
             return nil
-        case "/backup":
+        case .backup:
             return nil
-        default:
-            if path.hasPrefix("/schema/") {
-                try Self.requireGet(request)
-                let name = String(path.dropFirst("/schema/".count))
-                return try withEventLoopBudget(metrics: metrics) { db throws(APIError) in
-                    try Self.tableSchemaBody(name, db)
-                }
+        case .schemaTable:
+            try Self.requireGet(request)
+            let name = String(request.path.dropFirst("/schema/".count))
+            return try withEventLoopBudget(metrics: metrics) { db throws(APIError) in
+                try Self.tableSchemaBody(name, db)
             }
+        case .adminVacuum, .adminCheckpoint, .adminOptimize:
             // Maintenance waits for the writer and may run for minutes: a handler thread answers it.
-            if path.hasPrefix("/admin/") { return nil }
+            return nil
+        case .tables, .tablesRows, .tablesRow, .tablesCount, .other:
             if let answer = try tablesResponseOnEventLoop(request, settings: settings) { return answer }
             throw Self.noEndpoint(request)
         }

@@ -19,6 +19,7 @@ extension SQLiteService {
     ///   error body the endpoint wrote itself (a failed `/batch`).
     func observe(
         _ request: HTTPRequest,
+        endpoint: ServiceEndpoint,
         response: HTTPResponse,
         errorCode: String?,
         tokenName: String? = nil,
@@ -33,7 +34,7 @@ extension SQLiteService {
         }
         if let metrics = options.metrics {
             metrics.recordRequest(
-                path: request.path,
+                endpoint: endpoint,
                 status: status,
                 http2: request.version == .http2,
                 duration: duration
@@ -47,7 +48,7 @@ extension SQLiteService {
         let entry = RequestLogEntry(
             method: Self.printable(request.method),
             // A Tables path carries a key (a value) and a table name: the log names the endpoint instead.
-            path: TablesRoute.label(ofPath: request.path) ?? Self.printable(request.path),
+            path: endpoint.isTables ? endpoint.label : Self.printable(request.path),
             status: status,
             duration: duration,
             bytes: bytes,

@@ -53,10 +53,10 @@ public final class ServiceMetrics: Sendable {
     let groupCommitRequests: CoreMetrics.Recorder
     let groupCommitDuration: CoreMetrics.Timer
 
-    /// A series' labels; the endpoint as its index in ``endpointLabels`` (two integers hash far faster than a
-    /// string, and this is looked up once per request).
+    /// A series' labels (an enum and two integers hash far faster than a string, and this is looked up once per
+    /// request).
     private struct RequestKey: Hashable {
-        var endpoint: Int
+        var endpoint: ServiceEndpoint
         var status: Int
         /// Served over HTTP/2 (`protocol="h2"`) rather than HTTP/1.x (`protocol="http/1.1"`).
         var http2: Bool
@@ -66,17 +66,6 @@ public final class ServiceMetrics: Sendable {
         var count: CoreMetrics.Counter
         var duration: CoreMetrics.Timer
     }
-
-    /// The endpoints that get their own label value; any other path is counted as `other`, so that clients cannot
-    /// create a series per path they make up.
-    static let endpoints: [String] = [
-        "/query", "/update", "/batch", "/transaction", "/health", "/schema", "/metrics", "/backup",
-        "/admin/vacuum", "/admin/checkpoint", "/admin/optimize", "/tables", "/tables/{table}/rows",
-        "/tables/{table}/rows/{key}", "/tables/{table}/count",
-    ]
-
-    /// Every `endpoint` label: the endpoints, then `/schema/{table}` and `other`.
-    private static let endpointLabels = endpoints + ["/schema/{table}", "other"]
 
     /// Creates the metrics, with a registry of their own.
     ///
@@ -126,9 +115,10 @@ public final class ServiceMetrics: Sendable {
 
     // MARK: Recording
 
-    /// Counts one answered request and its duration; `path` is reduced to a known endpoint label.
-    func recordRequest(path: String, status: Int, http2: Bool = false, duration: Duration) {
-        let key = RequestKey(endpoint: Self.endpointIndex(path), status: status, http2: http2)
+    /// Counts one answered request and its duration, under its endpoint's label (``ServiceEndpoint/label``: any path that
+    /// names no endpoint is `other`, so that clients cannot create a series per path they make up).
+    func recordRequest(endpoint: ServiceEndpoint, status: Int, http2: Bool = false, duration: Duration) {
+        let key = RequestKey(endpoint: endpoint, status: status, http2: http2)
         let series = requestSeries.withReadLock { $0[key] } ?? addSeries(key)
         series.count.increment()
         let (seconds, attoseconds) = duration.components
@@ -142,7 +132,7 @@ public final class ServiceMetrics: Sendable {
                 return existing
             }
             let dimensions = [
-                ("endpoint", Self.endpointLabels[key.endpoint]), ("status", String(key.status)),
+                ("endpoint", key.endpoint.label), ("status", String(key.status)),
                 ("protocol", key.http2 ? "h2" : "http/1.1"),
             ]
             let created = RequestSeries(
@@ -175,23 +165,6 @@ public final class ServiceMetrics: Sendable {
         } else if code.hasPrefix("SQLITE_LOCKED") {
             lockedErrors.increment()
         }
-    }
-
-    /// The `endpoint` label for a request path.
-    static func endpointLabel(_ path: String) -> String {
-        endpointLabels[endpointIndex(path)]
-    }
-
-    /// The index of `path`'s label in ``endpointLabels``: compared as strings (short ones, equal when their bytes
-    /// are), not hashed into a set.
-    private static func endpointIndex(_ path: String) -> Int {
-        if let index = endpoints.firstIndex(of: path) {
-            return index
-        }
-        if let label = TablesRoute.label(ofPath: path), let index = endpointLabels.firstIndex(of: label) {
-            return index
-        }
-        return path.hasPrefix("/schema/") ? endpoints.count : endpoints.count + 1
     }
 
     private static func fileSize(_ path: String) -> Int64 {

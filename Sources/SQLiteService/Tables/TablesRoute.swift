@@ -11,16 +11,6 @@ enum TablesRoute: Equatable {
     case row(table: String, key: [String])
     case count(table: String)
 
-    /// The metrics label of each route (never the table name or key, which clients choose).
-    var label: String {
-        switch self {
-        case .list: "/tables"
-        case .rows: "/tables/{table}/rows"
-        case .row: "/tables/{table}/rows/{key}"
-        case .count: "/tables/{table}/count"
-        }
-    }
-
     /// The route of `rawPath`; nil when it is not under `/tables`; 404 `NOT_FOUND` for a path under `/tables` that
     /// names no endpoint, 400 for an invalid escape.
     static func parse(rawPath: String) throws(APIError) -> TablesRoute? {
@@ -45,37 +35,6 @@ enum TablesRoute: Equatable {
             return .row(table: table, key: parts)
         default:
             throw .notFound("no endpoint at \(SQLiteService.printable(rawPath))")
-        }
-    }
-
-    /// Labels for the metrics of any path under `/tables` (decoded; a `/` inside a name only changes the label).
-    static func label(ofPath path: String) -> String? {
-        // By bytes, without splitting: the metrics and the request log ask for every request.
-        var path = path
-        return path.withUTF8 { bytes -> String? in
-            let prefix = "/tables".utf8
-            guard bytes.count >= prefix.count, bytes.prefix(prefix.count).elementsEqual(prefix) else { return nil }
-            if bytes.count == prefix.count { return "/tables" }
-            guard bytes[prefix.count] == UInt8(ascii: "/") else { return nil }
-            let rest = bytes[(prefix.count + 1)...]
-            var slashes: [Int] = []
-            for index in rest.indices where rest[index] == UInt8(ascii: "/") {
-                slashes.append(index)
-                if slashes.count > 2 { return nil }
-            }
-            func segment(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
-            switch slashes.count {
-            case 1:
-                switch segment((slashes[0] + 1)..<bytes.count) {
-                case "rows": return "/tables/{table}/rows"
-                case "count": return "/tables/{table}/count"
-                default: return nil
-                }
-            case 2:
-                return segment((slashes[0] + 1)..<slashes[1]) == "rows" ? "/tables/{table}/rows/{key}" : nil
-            default:
-                return nil
-            }
         }
     }
 

@@ -2,7 +2,7 @@ import Testing
 
 @testable import SQLiteService
 
-/// The metrics and request log label of a path under `/tables`, and the route of a raw path.
+/// The endpoint (metrics and request log label) of a path under `/tables`, and the route of a raw path.
 @Suite struct TablesRouteTests {
     @Test(arguments: [
         ("/tables", "/tables"),
@@ -14,15 +14,16 @@ import Testing
         ("/tables/t/rows/", "/tables/{table}/rows/{key}"),
     ])
     func label_namesTheTemplate(path: String, label: String) {
-        #expect(TablesRoute.label(ofPath: path) == label)
+        #expect(ServiceEndpoint(path: path).isTables)
+        #expect(ServiceEndpoint(path: path).label == label)
     }
 
     @Test(arguments: [
         "/table", "/tablesx", "/tables/", "/tables/t", "/tables/t/other", "/tables/t/count/1", "/tables/t/rows/1/2",
         "/tables/t/cols/1", "/query",
     ])
-    func label_isNilForAnyOtherPath(path: String) {
-        #expect(TablesRoute.label(ofPath: path) == nil)
+    func label_isNotATablesLabelForAnyOtherPath(path: String) {
+        #expect(!ServiceEndpoint(path: path).isTables)
     }
 
     @Test func parse_decodesSegmentsAndKeyPartsOneByOne() throws {

@@ -1,0 +1,101 @@
+/// The endpoint a request path names, classified once per request from the path's bytes.
+///
+/// Routing, the metrics label and the request log all ask which endpoint a request went to; comparing the path with
+/// each known path as strings, three times over, cost more than a point query's statement (a path of more than 15
+/// bytes, such as every Tables path with a key, is compared through the general string comparison each time). The
+/// Tables paths carry a table name and a key, which are values: their label is the route's template, never the path.
+enum ServiceEndpoint: Int, CaseIterable, Sendable {
+    case query
+    case update
+    case batch
+    case transaction
+    case health
+    case schema
+    case metrics
+    case backup
+    case adminVacuum
+    case adminCheckpoint
+    case adminOptimize
+    case tables
+    case tablesRows
+    case tablesRow
+    case tablesCount
+    /// `/schema/{table}`.
+    case schemaTable
+    /// Any other path (a 404, or `/admin/…` and `/backup/…` paths that no operation serves).
+    case other
+
+    /// The endpoint of a request's (percent-decoded) path.
+    init(path: String) {
+        var path = path
+        self = path.withUTF8 { Self.classify($0) }
+    }
+
+    /// The `endpoint` label of the metrics, also the request log's path for a Tables request.
+    var label: String {
+        switch self {
+        case .query: "/query"
+        case .update: "/update"
+        case .batch: "/batch"
+        case .transaction: "/transaction"
+        case .health: "/health"
+        case .schema: "/schema"
+        case .metrics: "/metrics"
+        case .backup: "/backup"
+        case .adminVacuum: "/admin/vacuum"
+        case .adminCheckpoint: "/admin/checkpoint"
+        case .adminOptimize: "/admin/optimize"
+        case .tables: "/tables"
+        case .tablesRows: "/tables/{table}/rows"
+        case .tablesRow: "/tables/{table}/rows/{key}"
+        case .tablesCount: "/tables/{table}/count"
+        case .schemaTable: "/schema/{table}"
+        case .other: "other"
+        }
+    }
+
+    /// Whether the path is one of the Tables API's (its table name and key must not reach a label or the log).
+    var isTables: Bool {
+        switch self {
+        case .tables, .tablesRows, .tablesRow, .tablesCount: true
+        default: false
+        }
+    }
+
+    private static func classify(_ path: UnsafeBufferPointer<UInt8>) -> ServiceEndpoint {
+        switch path.count {
+        case 6 where path.starts(with: "/query".utf8): return .query
+        case 6 where path.starts(with: "/batch".utf8): return .batch
+        case 7 where path.starts(with: "/update".utf8): return .update
+        case 7 where path.starts(with: "/health".utf8): return .health
+        case 7 where path.starts(with: "/schema".utf8): return .schema
+        case 7 where path.starts(with: "/backup".utf8): return .backup
+        case 7 where path.starts(with: "/tables".utf8): return .tables
+        case 8 where path.starts(with: "/metrics".utf8): return .metrics
+        case 12 where path.starts(with: "/transaction".utf8): return .transaction
+        case 13 where path.starts(with: "/admin/vacuum".utf8): return .adminVacuum
+        case 15 where path.starts(with: "/admin/optimize".utf8): return .adminOptimize
+        case 17 where path.starts(with: "/admin/checkpoint".utf8): return .adminCheckpoint
+        default: break
+        }
+        if path.starts(with: "/tables/".utf8) {
+            return tablesEndpoint(path[8...])
+        }
+        return path.starts(with: "/schema/".utf8) ? .schemaTable : .other
+    }
+
+    /// The endpoint of what follows `/tables/`: `{table}/rows`, `{table}/count` or `{table}/rows/{key}`.
+    private static func tablesEndpoint(_ rest: Slice<UnsafeBufferPointer<UInt8>>) -> ServiceEndpoint {
+        let slash = UInt8(ascii: "/")
+        guard let first = rest.firstIndex(of: slash) else { return .other }
+        let afterTable = rest[(first + 1)...]
+        guard let second = afterTable.firstIndex(of: slash) else {
+            if afterTable.elementsEqual("rows".utf8) { return .tablesRows }
+            return afterTable.elementsEqual("count".utf8) ? .tablesCount : .other
+        }
+        guard afterTable[..<second].elementsEqual("rows".utf8),
+            !afterTable[(second + 1)...].contains(slash)
+        else { return .other }
+        return .tablesRow
+    }
+}
