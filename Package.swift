@@ -39,6 +39,14 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"])]
         ),
+        // libdqlite from the system (Debian: libdqlite-dev 1.11.1): the Raft-replicated SQLite node (issue #15).
+        // pkg-config gives `-ldqlite`; the linker takes the shared libdqlite.so, whose own NEEDED entries bring
+        // libraft, libuv and libsqlite3 (Debian ships no libraft.so/libuv.so link names without their -dev packages).
+        .systemLibrary(
+            name: "CDqlite",
+            pkgConfig: "dqlite",
+            providers: [.apt(["libdqlite-dev"])]
+        ),
         .target(
             name: "SQLiteEngine",
             dependencies: ["CSQLite"],
@@ -76,6 +84,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // One dqlite node embedded in the process: create, bind, start, stop (issue #15).
+        .target(
+            name: "DqliteNode",
+            dependencies: ["CDqlite"],
+            swiftSettings: strictSettings
+        ),
+        // The dqlite wire protocol (version 1): a pure codec and a blocking connection over TCP; no C library.
+        .target(
+            name: "DqliteClient",
+            swiftSettings: strictSettings
+        ),
         // Benchmark only: the HTTP server answering a fixed response (scripts/bench-http.sh).
         .executableTarget(
             name: "sqlited-http-bench",
@@ -98,6 +117,17 @@ let package = Package(
             dependencies: ["SQLiteService", "SQLiteEngine", "HTTPServer"],
             // Replayed from the source tree by JSONRequestRegressionTests.
             exclude: ["Security/Regressions"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "DqliteClientTests",
+            dependencies: ["DqliteClient"],
+            swiftSettings: strictSettings
+        ),
+        // Real dqlite nodes in the test process, driven through DqliteClient; CSQLite opens the files DUMP returns.
+        .testTarget(
+            name: "DqliteNodeTests",
+            dependencies: ["DqliteNode", "DqliteClient", "CSQLite"],
             swiftSettings: strictSettings
         ),
         .testTarget(

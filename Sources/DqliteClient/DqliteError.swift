@@ -1,0 +1,87 @@
+/// The one error type of DqliteClient: the server's FAILURE response, or a protocol, I/O or usage error.
+///
+/// `message` never contains a bound value (parameters are never put into errors), so the error can be logged and
+/// returned to clients. `sql` is the statement's text as written, with its placeholders.
+///
+/// Related dqlite documentation: <https://canonical.com/dqlite/docs/reference/wire-protocol>
+public struct DqliteError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, coarsely.
+    public enum Kind: Sendable, Hashable {
+        /// The server answered FAILURE: ``DqliteError/code`` is its code (an SQLite extended result code, or a
+        /// dqlite/Raft code such as `DQLITE_PROTO` 1001), ``DqliteError/message`` its message. The connection
+        /// remains usable.
+        case failure
+        /// A message that does not follow the protocol: truncated, garbled, or of a type the request does not
+        /// expect. The connection is closed.
+        case protocolViolation
+        /// A message or a result set larger than the configured ``DqliteLimits``. The connection is closed.
+        case tooLarge
+        /// The request cannot be encoded: text containing NUL, more than 255 parameters, a parameter type the
+        /// server does not bind. Nothing was sent.
+        case invalidArgument
+        /// A system call failed; ``DqliteError/code`` is `errno`. The connection is closed.
+        case io
+        /// The connect or request deadline passed. The connection is closed: the request may or may not have
+        /// reached the server.
+        case timeout
+        /// The peer closed the connection, or an earlier error closed it.
+        case connectionClosed
+    }
+
+    public var kind: Kind
+    /// The server's code for `.failure`, `errno` for `.io`, 0 otherwise.
+    public var code: UInt64
+    public var message: String
+    /// The SQL text of the request, for errors of requests that carry SQL.
+    public var sql: String?
+
+    public init(kind: Kind, code: UInt64 = 0, message: String, sql: String? = nil) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.sql = sql
+    }
+
+    /// `SQLITE_IOERR_NOT_LEADER` (`SQLITE_IOERR | 40 << 8`): the node is not the leader; ask LEADER and reconnect.
+    /// The statement was not executed.
+    public static let notLeaderCode: UInt64 = 10 | 40 << 8
+
+    /// `SQLITE_IOERR_LEADERSHIP_LOST` (`SQLITE_IOERR | 41 << 8`): leadership was lost while a write was being
+    /// replicated; whether it was committed is unknown.
+    public static let leadershipLostCode: UInt64 = 10 | 41 << 8
+
+    /// Whether the server refused the request because it is not the leader.
+    public var isNotLeader: Bool {
+        kind == .failure && code == Self.notLeaderCode
+    }
+
+    /// Whether the server lost leadership during the request.
+    public var isLeadershipLost: Bool {
+        kind == .failure && code == Self.leadershipLostCode
+    }
+
+    public var description: String {
+        var text: String
+        switch kind {
+        case .failure: text = "dqlite failure \(code): \(message)"
+        case .io: text = "\(message) (errno \(code))"
+        default: text = message
+        }
+        if let sql {
+            text += " — while executing `\(sql)`"
+        }
+        return text
+    }
+
+    static func violation(_ message: String) -> DqliteError {
+        DqliteError(kind: .protocolViolation, message: message)
+    }
+
+    static func truncated(_ what: String) -> DqliteError {
+        DqliteError(kind: .protocolViolation, message: "truncated message: \(what) runs past the end of the body")
+    }
+
+    static func invalidArgument(_ message: String) -> DqliteError {
+        DqliteError(kind: .invalidArgument, message: message)
+    }
+}

@@ -1,0 +1,150 @@
+import Glibc
+
+/// A connected TCP socket whose reads and writes block the caller until done or until a deadline, never longer.
+///
+/// The descriptor is non-blocking underneath and every wait is a `poll(2)` bounded by the time left, so a silent
+/// peer costs at most the deadline. Writes use `MSG_NOSIGNAL` (a closed peer is an error, not a `SIGPIPE`).
+/// Not thread-safe: one ``DqliteConnection`` owns it.
+final class TCPSocket {
+    private var fd: Int32
+
+    private init(fd: Int32) {
+        self.fd = fd
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Connects to `"<IPv4>:<port>"`, `"[<IPv6>]:<port>"` or `"localhost:<port>"`, the forms dqlite addresses take.
+    static func connect(to address: String, deadline: ContinuousClock.Instant) throws(DqliteError) -> TCPSocket {
+        var storage = try socketAddress(address)
+        let family = Int32(storage.ss_family)
+        let length = socklen_t(
+            family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size
+        )
+        let fd = try SystemCall.check("socket") {
+            Glibc.socket(
+                family,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+                0
+            )
+        }
+        let connected = TCPSocket(fd: fd)
+        let started = try SystemCall.run("connect") {
+            withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, length) }
+            }
+        }
+        if case .wouldBlock = started {
+            try connected.wait(for: Int16(POLLOUT), until: deadline, "connect to \(address)")
+            var code: Int32 = 0
+            var size = socklen_t(MemoryLayout<Int32>.size)
+            try SystemCall.check("getsockopt(SO_ERROR)") { getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &size) }
+            guard code == 0 else { throw SystemCall.failure("connect to \(address)", code) }
+        }
+        // Requests and responses are small and strictly alternate: Nagle's delay would add to every round trip.
+        var one: Int32 = 1
+        try SystemCall.check("setsockopt(TCP_NODELAY)") {
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        return connected
+    }
+
+    /// Writes every byte of `bytes` before `deadline`.
+    func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws(DqliteError) {
+        var written = 0
+        while written < bytes.count {
+            let fd = self.fd
+            let result = try SystemCall.run("send") {
+                bytes.withUnsafeBytes { raw in
+                    send(fd, raw.baseAddress! + written, raw.count - written, Int32(MSG_NOSIGNAL))
+                }
+            }
+            switch result {
+            case .done(let count): written += count
+            case .wouldBlock: try wait(for: Int16(POLLOUT), until: deadline, "send")
+            }
+        }
+    }
+
+    /// Reads exactly `count` bytes before `deadline`.
+    ///
+    /// - Throws: ``DqliteError`` `.connectionClosed` when the peer closes first, `.timeout`, `.io`.
+    func read(exactly count: Int, deadline: ContinuousClock.Instant) throws(DqliteError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let fd = self.fd
+            let result = try SystemCall.run("recv") {
+                buffer.withUnsafeMutableBytes { raw in
+                    recv(fd, raw.baseAddress! + filled, raw.count - filled, 0)
+                }
+            }
+            switch result {
+            case .done(0):
+                throw DqliteError(kind: .connectionClosed, message: "the dqlite server closed the connection")
+            case .done(let received): filled += received
+            case .wouldBlock: try wait(for: Int16(POLLIN), until: deadline, "recv")
+            }
+        }
+        return buffer
+    }
+
+    func close() {
+        guard fd >= 0 else { return }
+        SystemCall.close(fd)
+        fd = -1
+    }
+
+    private func wait(for events: Int16, until deadline: ContinuousClock.Instant, _ what: String) throws(DqliteError) {
+        while true {
+            let left = deadline - ContinuousClock.now
+            let (seconds, attoseconds) = left.components
+            guard left > .zero else { break }
+            // Rounded up so that a wait never ends before the deadline it was given.
+            let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+            var descriptor = pollfd(fd: fd, events: events, revents: 0)
+            let result = try SystemCall.run("poll") { poll(&descriptor, 1, Int32(clamping: milliseconds)) }
+            if case .done(let ready) = result, ready > 0 {
+                return
+            }
+        }
+        throw DqliteError(kind: .timeout, message: "\(what): no progress before the deadline")
+    }
+
+    private static func socketAddress(_ address: String) throws(DqliteError) -> sockaddr_storage {
+        guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...])
+        else {
+            throw .invalidArgument("not a <host>:<port> address: \(address)")
+        }
+        var host = String(address[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        }
+        if host == "localhost" {
+            host = "127.0.0.1"
+        }
+        var storage = sockaddr_storage()
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            withUnsafeMutableBytes(of: &storage) { raw in
+                let socketAddress = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in.self)
+                socketAddress.pointee.sin_family = sa_family_t(AF_INET)
+                socketAddress.pointee.sin_port = port.bigEndian
+                socketAddress.pointee.sin_addr = v4
+            }
+        } else if inet_pton(AF_INET6, host, &v6) == 1 {
+            withUnsafeMutableBytes(of: &storage) { raw in
+                let socketAddress = raw.baseAddress!.assumingMemoryBound(to: sockaddr_in6.self)
+                socketAddress.pointee.sin6_family = sa_family_t(AF_INET6)
+                socketAddress.pointee.sin6_port = port.bigEndian
+                socketAddress.pointee.sin6_addr = v6
+            }
+        } else {
+            throw .invalidArgument("not an IP address literal: \(host) (names are not resolved)")
+        }
+        return storage
+    }
+}
