@@ -4,8 +4,9 @@ import Logging
 extension Connection {
     // MARK: - Handing requests to the handler
 
-    /// Answers `request`: on the event loop when the handler can (`handleOnEventLoop`), otherwise on a handler
-    /// thread, whose response comes back to `queue`.
+    /// Answers `request`: on the event loop when the handler can (`handleOnEventLoop`), later when it takes the
+    /// request to answer it from elsewhere (`handleDeferred`), otherwise on a handler thread; a response produced
+    /// off the loop comes back to `queue`.
     func dispatch(_ request: HTTPRequest) {
         inFlight = true
         headStartedAt = nil
@@ -19,6 +20,10 @@ extension Connection {
             deliver(response, to: request, keepAlive: keepAlive)
             return
         }
+        let deferred = server.handler.handleDeferred(request) { [self] response in
+            queue.async { [self] in deliver(response, to: request, keepAlive: keepAlive) }
+        }
+        if deferred { return }
         server.handlerPool.submit { [self] in
             let response = server.handler.handle(request)
             if case .stream(let produce) = response.body {

@@ -2,9 +2,10 @@
 ///
 /// The server first offers each request to ``handleOnEventLoop(_:)`` on the connection's event loop thread, where
 /// answering costs no thread hand-off. A handler answers there only what it can answer quickly without blocking;
-/// returning nil sends the request to ``handle(_:)`` on one of the server's handler threads, which may block (at
-/// most `handlerThreadCount` requests are handled there at once). Requests of one connection are handled one at a
-/// time, in order.
+/// returning nil offers it to ``handleDeferred(_:respond:)``, which may take it to answer later without a thread
+/// waiting for it; otherwise ``handle(_:)`` answers it on one of the server's handler threads, which may block (at
+/// most `handlerThreadCount` requests are handled there at once). Requests of one HTTP/1.1 connection are handled
+/// one at a time, in order.
 public protocol HTTPHandler: Sendable {
     /// Produces the response to `request`, on a handler thread; may block.
     func handle(_ request: HTTPRequest) -> HTTPResponse
@@ -17,11 +18,24 @@ public protocol HTTPHandler: Sendable {
     /// a database connection or I/O. A handler that gives up part way must leave no trace, since ``handle(_:)``
     /// then answers the same request from the start. The default answers nothing here.
     func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse?
+
+    /// Takes `request` on the event loop, to answer it later by calling `respond` exactly once, from any thread;
+    /// false leaves it to ``handle(_:)``.
+    ///
+    /// For a request whose answer waits on work the handler does elsewhere in batches (a write waiting for its
+    /// group's commit): no thread blocks per request, and one thread can finish many requests at once. Called after
+    /// ``handleOnEventLoop(_:)`` gave nil, under the same rule: it runs on the event loop, so it must return at once.
+    /// The default takes nothing.
+    func handleDeferred(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool
 }
 
 extension HTTPHandler {
     public func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
         nil
+    }
+
+    public func handleDeferred(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool {
+        false
     }
 }
 

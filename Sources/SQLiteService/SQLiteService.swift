@@ -143,14 +143,19 @@ public final class SQLiteService: HTTPHandler {
             tokenName = try authenticate(request, tokens: settings.tokens)
             return ServiceResponse(response: try route(request, endpoint, settings: settings), tokenName: tokenName)
         } catch {
-            if error.status >= 500 {
-                logger.error(
-                    "request failed",
-                    metadata: ["path": "\(request.path)", "code": "\(error.code)", "token": "\(tokenName ?? "-")"]
-                )
-            }
-            return ServiceResponse(response: Self.errorResponse(error), tokenName: tokenName, errorCode: error.code)
+            return failure(error, answering: request, tokenName: tokenName)
         }
+    }
+
+    /// The answer to a request that failed with `error`; a server-side failure (5xx) is logged.
+    func failure(_ error: APIError, answering request: HTTPRequest, tokenName: String?) -> ServiceResponse {
+        if error.status >= 500 {
+            logger.error(
+                "request failed",
+                metadata: ["path": "\(request.path)", "code": "\(error.code)", "token": "\(tokenName ?? "-")"]
+            )
+        }
+        return ServiceResponse(response: Self.errorResponse(error), tokenName: tokenName, errorCode: error.code)
     }
 
     private func route(
@@ -165,9 +170,9 @@ public final class SQLiteService: HTTPHandler {
             try Self.requirePostWithJSON(request)
             switch endpoint {
             case .query: return try query(request.body, limits: limits, metrics: metrics)
-            case .update: return try update(request.body, limits: limits, metrics: metrics)
-            case .batch: return try batch(request.body, limits: limits, metrics: metrics)
-            default: return try transaction(request.body, limits: limits, metrics: metrics)
+            case .update: return try run(update(request.body, limits: limits), metrics: metrics)
+            case .batch: return try run(batch(request.body, limits: limits), metrics: metrics)
+            default: return try run(transaction(request.body, limits: limits), metrics: metrics)
             }
         case .health:
             try Self.requireGet(request)

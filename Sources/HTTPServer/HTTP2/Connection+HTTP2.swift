@@ -146,6 +146,12 @@ extension Connection {
             deliverHTTP2(response, body: body, method: method, streamID: streamID)
             return
         }
+        // Deferred answers hold no handler thread: no share to count.
+        let deferred = server.handler.handleDeferred(request) { [self] response in
+            let body = Self.wholeBody(of: response)
+            queue.async { [self] in answerHTTP2(response, body: body, method: method, streamID: streamID) }
+        }
+        if deferred { return }
         // One connection may not take every handler thread: past its share its streams wait here, in order.
         guard http2OnHandlerThreads < max(limits.http2.maxStreamsOnHandlerThreads, 1) else {
             http2Waiting.append((request, streamID))
@@ -154,23 +160,24 @@ extension Connection {
         http2OnHandlerThreads += 1
         server.handlerPool.submit { [self] in
             let response = server.handler.handle(request)
-            let body: [UInt8]?
-            switch response.body {
-            case .bytes(let bytes): body = bytes
-            case .stream(let produce): body = Self.collect(produce)
-            }
+            let body = Self.wholeBody(of: response)
             queue.async { [self] in
                 http2OnHandlerThreads -= 1
                 startWaitingHTTP2Stream()
-                guard let body else {
-                    logger.warning("streamed response failed, resetting the stream")
-                    http2?.reset(streamID: streamID, code: 2)  // INTERNAL_ERROR
-                    processInput()
-                    return
-                }
-                deliverHTTP2(response, body: body, method: method, streamID: streamID)
+                answerHTTP2(response, body: body, method: method, streamID: streamID)
             }
         }
+    }
+
+    /// Delivers a response produced off the loop (on `queue`); a streamed body that failed resets the stream.
+    private func answerHTTP2(_ response: HTTPResponse, body: [UInt8]?, method: String, streamID: Int32) {
+        guard let body else {
+            logger.warning("streamed response failed, resetting the stream")
+            http2?.reset(streamID: streamID, code: 2)  // INTERNAL_ERROR
+            processInput()
+            return
+        }
+        deliverHTTP2(response, body: body, method: method, streamID: streamID)
     }
 
     /// Hands the oldest waiting stream that is still open to a handler thread.
@@ -181,6 +188,14 @@ extension Connection {
             guard session.isOpen(streamID) else { continue }
             dispatchHTTP2(request, streamID: streamID)
             return
+        }
+    }
+
+    /// The body of `response`, whole (see ``collect(_:)``); nil when its producer threw.
+    private static func wholeBody(of response: HTTPResponse) -> [UInt8]? {
+        switch response.body {
+        case .bytes(let bytes): bytes
+        case .stream(let produce): collect(produce)
         }
     }
 

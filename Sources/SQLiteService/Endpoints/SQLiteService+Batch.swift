@@ -7,7 +7,7 @@ extension SQLiteService {
     ///
     /// Inside a group (group commit) each statement runs in a savepoint of its own: a failing statement undoes
     /// only itself.
-    func batch(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
+    func batch(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> PreparedWrite {
         let request = try RequestDecoder().decodeBatch(body)
         if case .statements(let statements) = request.body, statements.count > limits.maxStatements {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
@@ -18,8 +18,7 @@ extension SQLiteService {
             allowsSavepoints: false,
             requiresReadOnly: false
         )
-        let output = try onWriter(metrics: metrics, deadline: context.deadline, bytes: body.count) {
-            db throws(APIError) -> BatchRun in
+        return PreparedWrite(deadline: context.deadline, bytes: body.count) { db throws(APIError) in
             // A copy per run: group commit may run the body again (see GroupCommitter).
             var context = context
             let grouped = db.isInTransaction
@@ -38,7 +37,7 @@ extension SQLiteService {
                             try run.checkGroupTransaction(grouped: grouped, db: db)
                         }
                     case .script(let script):
-                        try runScript(
+                        try self.runScript(
                             script,
                             on: db,
                             grouped: grouped,
@@ -63,11 +62,11 @@ extension SQLiteService {
                 // statements, a broken connection) stops the batch at the next index.
                 run.fail(error)
             }
-            return run
-        }.finish()
-        return output.status == 200
-            ? Self.jsonResponse(output.body)
-            : Self.jsonResponse(status: output.status, output.body, headers: output.headers)
+            let output = run.finish()
+            return output.status == 200
+                ? Self.jsonResponse(output.body)
+                : Self.jsonResponse(status: output.status, output.body, headers: output.headers)
+        }
     }
 
     private func runScript(

@@ -42,7 +42,7 @@ extension SQLiteService {
     }
 
     /// `POST /update`: one statement on the writer, in autocommit mode.
-    func update(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
+    func update(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> PreparedWrite {
         let request = try RequestDecoder().decodeUpdate(body)
         let context = RequestContext(
             options: request.options,
@@ -50,16 +50,14 @@ extension SQLiteService {
             allowsSavepoints: false,
             requiresReadOnly: false
         )
-        let output: [UInt8] = try onWriter(metrics: metrics, deadline: context.deadline, bytes: body.count) {
-            db throws(APIError) in
+        return PreparedWrite(deadline: context.deadline, bytes: body.count) { db throws(APIError) in
             // A copy per run: group commit may run the body again (see GroupCommitter).
             var context = context
             var writer = JSONWriter()
             try db.withRequestDeadline(context.deadline) { () throws(APIError) in
                 try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)
             }
-            return writer.bytes
+            return Self.jsonResponse(writer.bytes)
         }
-        return Self.jsonResponse(output)
     }
 }

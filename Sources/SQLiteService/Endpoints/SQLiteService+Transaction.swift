@@ -9,8 +9,7 @@ extension SQLiteService {
     ///
     /// Inside a group (group commit) the transaction is the request's savepoint in the group's `BEGIN IMMEDIATE`
     /// transaction, whatever its mode; its end checks deferred foreign keys as its `COMMIT` would have.
-    func transaction(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse
-    {
+    func transaction(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> PreparedWrite {
         let request = try RequestDecoder().decodeTransaction(body)
         guard request.statements.count <= limits.maxStatements else {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
@@ -21,8 +20,7 @@ extension SQLiteService {
             allowsSavepoints: true,
             requiresReadOnly: false
         )
-        let output: [UInt8] = try onWriter(metrics: metrics, deadline: context.deadline, bytes: body.count) {
-            db throws(APIError) in
+        return PreparedWrite(deadline: context.deadline, bytes: body.count) { db throws(APIError) in
             // A copy per run: group commit may run the body again (see GroupCommitter).
             var context = context
             let grouped = db.isInTransaction
@@ -64,9 +62,8 @@ extension SQLiteService {
             }
             writer.endArray()
             writer.endObject()
-            return writer.bytes
+            return Self.jsonResponse(writer.bytes)
         }
-        return Self.jsonResponse(output)
     }
 }
 

@@ -5,9 +5,10 @@ import Synchronization
 
 /// One write request waiting for, or taking part in, a group.
 ///
-/// Its closures are called only by the group's leader, while the request's own thread waits on ``wakeUp``: the
-/// request's state is never touched by two threads at once, and the semaphore orders the leader's writes before the
-/// request reads its outcome.
+/// Its closures are called only by the group's leader, while the request's own thread waits on ``wakeUp`` — or, for
+/// a deferred request (``onComplete``), while no thread waits for it at all: the request's state is never touched by
+/// two threads at once, and the semaphore (or the leader calling ``onComplete`` itself) orders the leader's writes
+/// before the request reads its outcome.
 final class GroupTicket: @unchecked Sendable {
     /// The size of the request's body, counted against `max_bytes`.
     let bytes: Int
@@ -21,17 +22,37 @@ final class GroupTicket: @unchecked Sendable {
     let wakeUp = DispatchSemaphore(value: 0)
     /// Whether this request leads a group (guarded by the committer's lock).
     var isLeader = false
+    /// For a deferred request: called by the leader once the request's outcome is final, instead of waking a
+    /// waiting thread. A deferred request never leads a group (no thread of its own to lead with).
+    private let onComplete: (() -> Void)?
 
     init(
         bytes: Int,
         deadline: ContinuousClock.Instant?,
         run: @escaping (Database) -> Bool,
-        fail: @escaping (APIError) -> Void
+        fail: @escaping (APIError) -> Void,
+        onComplete: (() -> Void)? = nil
     ) {
         self.bytes = bytes
         self.deadline = deadline
         self.runBody = run
         self.failBody = fail
+        self.onComplete = onComplete
+    }
+
+    /// Whether the request is deferred (see ``onComplete``).
+    var isDeferred: Bool {
+        onComplete != nil
+    }
+
+    /// Tells the request its outcome is final: wakes its thread, or calls ``onComplete``.
+    func complete() {
+        if let onComplete {
+            onComplete()
+            finish()
+        } else {
+            wakeUp.signal()
+        }
     }
 
     /// Runs the request (see ``init(bytes:deadline:run:fail:)``).
@@ -61,13 +82,30 @@ final class GroupTicket: @unchecked Sendable {
 /// answer its own request. So a lone request on an idle writer commits at once on its own thread (no timer, no
 /// hand-off), the writer is free between groups for anyone else who calls `pool.write` (maintenance), and no leader
 /// answers later than the group it led.
+///
+/// Deferred requests (``submitDeferred(_:pool:options:metrics:logger:)``, the event loops' writes) have no thread
+/// waiting: when one finds no leader, or is next in line when a group ends, ``leaderQueue`` leads, group after
+/// group, until the queue is empty or a waiting request's thread can take over. No thread blocks per request, and
+/// the leader finishes a whole group's requests in one go.
 final class GroupCommitter: Sendable {
     private struct Queue {
         var waiting: [GroupTicket] = []
         var hasLeader = false
     }
 
+    /// Who leads the next group, decided when a group ends.
+    private enum Handover {
+        /// Nobody: the queue is empty.
+        case none
+        /// The first waiting request's own thread.
+        case ticket(GroupTicket)
+        /// ``leaderQueue``, for a deferred request first in line.
+        case leaderQueue
+    }
+
     private let queue = Mutex(Queue())
+    /// Leads the groups whose first request is deferred (a serial queue: one group at a time).
+    private let leaderQueue = DispatchQueue(label: "sqlited.group-commit")
     /// Runs on the writer just before each group's `COMMIT` (tests use it to make the `COMMIT` itself fail).
     let beforeCommit = Mutex<(@Sendable (Database) -> Void)?>(nil)
 
@@ -93,17 +131,62 @@ final class GroupCommitter: Sendable {
             guard queue.withLock({ _ in ticket.isLeader }) else { return }
         }
         let group = run(pool: pool, options: options, metrics: metrics, logger: logger)
-        let next: GroupTicket? = queue.withLock { queue in
+        switch handOver() {
+        case .none: break
+        case .ticket(let next): next.wakeUp.signal()
+        case .leaderQueue: leadDeferred(pool: pool, options: options, metrics: metrics, logger: logger)
+        }
+        for member in group where member !== ticket {
+            member.complete()
+        }
+    }
+
+    /// Queues a deferred `ticket` (one with `onComplete`) and returns at once; the group's leader completes it.
+    func submitDeferred(
+        _ ticket: GroupTicket,
+        pool: DatabasePool,
+        options: GroupCommitOptions,
+        metrics: ServiceMetrics?,
+        logger: Logger
+    ) {
+        precondition(ticket.isDeferred, "submitDeferred takes deferred tickets")
+        let leads = queue.withLock { queue in
+            queue.waiting.append(ticket)
+            if queue.hasLeader { return false }
+            queue.hasLeader = true
+            return true
+        }
+        if leads {
+            leadDeferred(pool: pool, options: options, metrics: metrics, logger: logger)
+        }
+    }
+
+    /// Has ``leaderQueue`` lead groups while the first waiting request is deferred (the lead is already taken for
+    /// it in the queue's state).
+    private func leadDeferred(pool: DatabasePool, options: GroupCommitOptions, metrics: ServiceMetrics?, logger: Logger)
+    {
+        leaderQueue.async { [self] in
+            while true {
+                let group = run(pool: pool, options: options, metrics: metrics, logger: logger)
+                let next = handOver()
+                if case .ticket(let ticket) = next { ticket.wakeUp.signal() }
+                for member in group { member.complete() }
+                guard case .leaderQueue = next else { return }
+            }
+        }
+    }
+
+    /// Decides who leads the next group once one ends: a waiting request's thread, ``leaderQueue`` when the first
+    /// in line is deferred, or nobody.
+    private func handOver() -> Handover {
+        queue.withLock { queue in
             guard let first = queue.waiting.first else {
                 queue.hasLeader = false
-                return nil
+                return .none
             }
+            if first.isDeferred { return .leaderQueue }
             first.isLeader = true
-            return first
-        }
-        next?.wakeUp.signal()
-        for member in group where member !== ticket {
-            member.wakeUp.signal()
+            return .ticket(first)
         }
     }
 

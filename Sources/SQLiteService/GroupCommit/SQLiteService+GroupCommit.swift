@@ -1,3 +1,4 @@
+import HTTPServer
 import SQLiteEngine
 
 extension SQLiteService {
@@ -34,5 +35,42 @@ extension SQLiteService {
         }
         guard let outcome else { throw .internal("the write request was not run") }
         return try outcome.get()
+    }
+}
+
+extension SQLiteService {
+    /// ``onWriterInGroup(metrics:deadline:bytes:options:_:)`` without a thread waiting: `write` runs in the next
+    /// group, in a savepoint of its own, and `completion` gets its response (or error) once the group's `COMMIT`
+    /// (its fsync) is over — called by the thread that led the group.
+    func onWriterInGroupDeferred(
+        _ write: PreparedWrite,
+        metrics: ServiceMetrics?,
+        options: GroupCommitOptions,
+        completion: @escaping (Result<HTTPResponse, APIError>) -> Void
+    ) {
+        // Touched only by the group's leader (see GroupTicket).
+        final class Outcome {
+            var value: Result<HTTPResponse, APIError>?
+        }
+        let outcome = Outcome()
+        let ticket = GroupTicket(
+            bytes: write.bytes,
+            deadline: write.deadline,
+            run: { db in
+                do throws(APIError) {
+                    let response = try db.committingAlone { () throws(APIError) -> HTTPResponse in
+                        try self.countingStatementCache(db, metrics: metrics, write.work)
+                    }
+                    outcome.value = .success(response)
+                    return true
+                } catch {
+                    outcome.value = .failure(error)
+                    return false
+                }
+            },
+            fail: { error in outcome.value = .failure(error) },
+            onComplete: { completion(outcome.value ?? .failure(.internal("the write request was not run"))) }
+        )
+        groupCommitter.submitDeferred(ticket, pool: pool, options: options, metrics: metrics, logger: logger)
     }
 }

@@ -9,7 +9,7 @@ extension SQLiteService {
         _ route: TablesRoute,
         _ request: HTTPRequest,
         limits: ServiceLimits
-    ) throws(APIError) -> (Database) throws(APIError) -> [UInt8] {
+    ) throws(APIError) -> PreparedWrite {
         let deadline = ContinuousClock.now + limits.statementTimeout
         let work: (Database) throws(APIError) -> [UInt8]
         switch (route, request.method) {
@@ -60,11 +60,12 @@ extension SQLiteService {
         default:
             throw .internal("no Tables write for this route")
         }
-        return { db throws(APIError) in
-            try db.withRequestDeadline(deadline) { () throws(APIError) in
+        return PreparedWrite(deadline: deadline, bytes: request.body.count) { db throws(APIError) in
+            let output = try db.withRequestDeadline(deadline) { () throws(APIError) in
                 // One savepoint: all or nothing, whether the writer is in autocommit or inside a group commit.
                 try Self.mapped(db) { try db.inSavepoint { db in try work(db) } }
             }
+            return Self.jsonResponse(output)
         }
     }
 

@@ -16,8 +16,16 @@ extension SQLiteService {
         if let read = try tablesRead(route, request, limits: settings.limits) {
             return Self.jsonResponse(try onReader(metrics: metrics) { db throws(APIError) in try read(db) })
         }
-        let write = try tablesWrite(route, request, limits: settings.limits)
-        return Self.jsonResponse(try onWriter(metrics: metrics) { db throws(APIError) in try write(db) })
+        return try run(tablesWrite(route, request, limits: settings.limits), metrics: metrics)
+    }
+
+    /// The write a request under `/tables` makes, checked and ready for the writer; nil for a read (or a path
+    /// outside `/tables`).
+    func tablesWrite(_ request: HTTPRequest, limits: ServiceLimits) throws(APIError) -> PreparedWrite? {
+        guard let route = try TablesRoute.parse(rawPath: request.rawPath),
+            try tablesRead(route, request, limits: limits) == nil
+        else { return nil }
+        return try tablesWrite(route, request, limits: limits)
     }
 
     /// The event loop's share: the reads, when a reader is free now and the work fits the budget; nil otherwise
