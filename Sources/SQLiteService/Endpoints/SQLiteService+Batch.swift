@@ -18,7 +18,10 @@ extension SQLiteService {
             allowsSavepoints: false,
             requiresReadOnly: false
         )
-        return PreparedWrite(deadline: context.deadline, bytes: body.count) { db throws(APIError) in
+        // Each statement commits on its own in autocommit mode: alone in a group, a batch still takes the group's
+        // transaction (one fsync for all its statements).
+        return PreparedWrite(deadline: context.deadline, bytes: body.count, isOneTransaction: false) {
+            db throws(APIError) in
             // A copy per run: group commit may run the body again (see GroupCommitter).
             var context = context
             let grouped = db.isInTransaction

@@ -64,6 +64,7 @@ extension SQLiteService {
         metrics: ServiceMetrics?,
         deadline: ContinuousClock.Instant? = nil,
         bytes: Int = 0,
+        isOneTransaction: Bool = false,
         _ body: (Database) throws(APIError) -> T
     ) throws(APIError) -> T {
         let groupCommit = settings.options.groupCommit
@@ -72,6 +73,7 @@ extension SQLiteService {
                 metrics: metrics,
                 deadline: deadline,
                 bytes: bytes,
+                isOneTransaction: isOneTransaction,
                 options: groupCommit,
                 body
             )

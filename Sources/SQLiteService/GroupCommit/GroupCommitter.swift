@@ -14,6 +14,9 @@ final class GroupTicket: @unchecked Sendable {
     let bytes: Int
     /// When the request's time limit runs out: past it, the request fails with `TIMEOUT` without running.
     let deadline: ContinuousClock.Instant?
+    /// Whether the request's work is one transaction when it runs alone in autocommit mode (a `/batch`'s is not:
+    /// each of its statements commits on its own), so that a group of it alone can skip the group's transaction.
+    let isOneTransaction: Bool
     /// Runs the request in its own savepoint on the writer, keeping its outcome; true when it succeeded.
     private var runBody: ((Database) -> Bool)?
     /// Replaces the request's outcome with a failure.
@@ -29,12 +32,14 @@ final class GroupTicket: @unchecked Sendable {
     init(
         bytes: Int,
         deadline: ContinuousClock.Instant?,
+        isOneTransaction: Bool = false,
         run: @escaping (Database) -> Bool,
         fail: @escaping (APIError) -> Void,
         onComplete: (() -> Void)? = nil
     ) {
         self.bytes = bytes
         self.deadline = deadline
+        self.isOneTransaction = isOneTransaction
         self.runBody = run
         self.failBody = fail
         self.onComplete = onComplete
@@ -217,6 +222,10 @@ final class GroupCommitter: Sendable {
         do {
             try pool.write { db in
                 group = queue.withLock { queue in Self.takeGroup(from: &queue.waiting, options: options) }
+                if group.count == 1, group[0].isOneTransaction {
+                    Self.runAlone(group[0], on: db, metrics: metrics)
+                    return
+                }
                 defer {
                     if db.isInTransaction {
                         logger.warning("rolling back a group transaction left open")
@@ -249,6 +258,25 @@ final class GroupCommitter: Sendable {
             for member in group { member.fail(failure) }
         }
         return group
+    }
+
+    /// Runs a group of one request whose work is one transaction in autocommit mode, as with group commit off: its
+    /// own `COMMIT` is the group's, without `BEGIN IMMEDIATE`, a savepoint and their release around it (a lone
+    /// request on an idle writer pays nothing for group commit). ``beforeCommit`` does not run for it.
+    private static func runAlone(_ member: GroupTicket, on db: Database, metrics: ServiceMetrics?) {
+        if let deadline = member.deadline, ContinuousClock.now >= deadline {
+            member.fail(.timeout("the request's time limit was reached while it waited for the writer"))
+            return
+        }
+        let started = ContinuousClock.now
+        let succeeded = member.run(db)
+        if db.isInTransaction {
+            // Only COMMIT or ROLLBACK end a transaction, and the policy refuses both to requests.
+            try? db.rollback()
+            member.fail(.internal("the request left a transaction open"))
+            return
+        }
+        if succeeded { metrics?.recordGroupCommit(requests: 1, duration: ContinuousClock.now - started) }
     }
 
     /// How many requests wait for a group now (for tests).

@@ -12,12 +12,20 @@ struct PreparedWrite {
     var deadline: ContinuousClock.Instant?
     /// The size of the request's body, counted against the group's `max_bytes`.
     var bytes: Int
+    /// Whether `work` is one transaction in autocommit mode (see ``GroupTicket/isOneTransaction``).
+    var isOneTransaction = true
     var work: (Database) throws(APIError) -> HTTPResponse
 }
 
 extension SQLiteService {
     /// Runs `write` on the writer (in a group when group commit is on) and returns its response once it is durable.
     func run(_ write: PreparedWrite, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
-        try onWriter(metrics: metrics, deadline: write.deadline, bytes: write.bytes, write.work)
+        try onWriter(
+            metrics: metrics,
+            deadline: write.deadline,
+            bytes: write.bytes,
+            isOneTransaction: write.isOneTransaction,
+            write.work
+        )
     }
 }

@@ -8,6 +8,7 @@ extension SQLiteService {
         metrics: ServiceMetrics?,
         deadline: ContinuousClock.Instant?,
         bytes: Int,
+        isOneTransaction: Bool,
         options: GroupCommitOptions,
         _ body: (Database) throws(APIError) -> T
     ) throws(APIError) -> T {
@@ -16,6 +17,7 @@ extension SQLiteService {
             let ticket = GroupTicket(
                 bytes: bytes,
                 deadline: deadline,
+                isOneTransaction: isOneTransaction,
                 run: { db in
                     do throws(APIError) {
                         let value = try db.committingAlone { () throws(APIError) -> T in
@@ -56,6 +58,7 @@ extension SQLiteService {
         let ticket = GroupTicket(
             bytes: write.bytes,
             deadline: write.deadline,
+            isOneTransaction: write.isOneTransaction,
             run: { db in
                 do throws(APIError) {
                     let response = try db.committingAlone { () throws(APIError) -> HTTPResponse in
