@@ -31,9 +31,12 @@ final class HTTP2Session {
     /// A request stream still being received. A class: its header list and body grow in place (a struct taken out
     /// of the dictionary, changed and put back copied the whole body for every DATA frame).
     private final class IncomingStream {
-        var headers: [(name: String, value: String)] = []
+        var headers: [(name: String, value: String)]
         var trailers: [(name: String, value: String)] = []
         var headerListSize = 0
+        /// The value of the first `content-length` field, when it is a number.
+        var declaredLength: Int?
+        var sawContentLength = false
         var body: [UInt8] = []
         /// Past a limit: the error event is emitted (once) and everything else the stream sends is dropped.
         var rejection: RequestParser.Rejection?
@@ -42,12 +45,18 @@ final class HTTP2Session {
 
         init(lastActivity: UInt64) {
             self.lastActivity = lastActivity
+            // A request's pseudo-header fields and a client's usual few: no regrowth per field.
+            headers = []
+            headers.reserveCapacity(12)
         }
     }
 
     private var session: OpaquePointer?
     private let limits: HTTPLimits
     private var incoming: [Int32: IncomingStream] = [:]
+    /// The stream whose header block is being received: libnghttp2 delivers a block's fields one after the other,
+    /// so each field finds its stream here rather than by hashing its id.
+    private var receivingHeaders: (streamID: Int32, stream: IncomingStream)?
     /// Streams handed to the handler and not answered yet.
     private(set) var answering: Set<Int32> = []
     /// Response bodies not yet handed to libnghttp2 as DATA frames: the data provider reads from here as the
@@ -144,10 +153,13 @@ final class HTTP2Session {
     private static func install(_ callbacks: OpaquePointer?) {
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
             guard let frame, let session = HTTP2Session.from(user) else { return 0 }
+            let streamID = frame.pointee.hd.stream_id
             if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
-                session.incoming[frame.pointee.hd.stream_id] = IncomingStream(
-                    lastActivity: DispatchTime.now().uptimeNanoseconds
-                )
+                let stream = IncomingStream(lastActivity: DispatchTime.now().uptimeNanoseconds)
+                session.incoming[streamID] = stream
+                session.receivingHeaders = (streamID, stream)
+            } else {
+                session.receivingHeaders = session.incoming[streamID].map { (streamID, $0) }
             }
             return 0
         }
@@ -181,6 +193,7 @@ final class HTTP2Session {
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, user in
             guard let session = HTTP2Session.from(user) else { return 0 }
+            if session.receivingHeaders?.streamID == streamID { session.receivingHeaders = nil }
             session.incoming[streamID] = nil
             session.pendingBodies[streamID] = nil
             session.answering.remove(streamID)
@@ -194,7 +207,15 @@ final class HTTP2Session {
         name: UnsafeBufferPointer<UInt8>,
         value: UnsafeBufferPointer<UInt8>
     ) {
-        guard let stream = incoming[streamID], stream.rejection == nil else { return }
+        let stream: IncomingStream
+        if let receiving = receivingHeaders, receiving.streamID == streamID {
+            stream = receiving.stream
+        } else if let found = incoming[streamID] {
+            stream = found
+        } else {
+            return
+        }
+        guard stream.rejection == nil else { return }
         // RFC 9113 §6.5.2: a field's size is its name's and value's lengths plus 32.
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > limits.maxHeadSize {
@@ -208,6 +229,11 @@ final class HTTP2Session {
             if isTrailer {
                 stream.trailers.append(field)
             } else {
+                // libnghttp2 passes field names in lower case (it refuses others, RFC 9113 §8.2.1).
+                if !stream.sawContentLength && name.elementsEqual("content-length".utf8) {
+                    stream.sawContentLength = true
+                    stream.declaredLength = Int(field.1)
+                }
                 stream.headers.append(field)
             }
         }
@@ -232,9 +258,9 @@ final class HTTP2Session {
         let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch UInt32(header.type) {
         case NGHTTP2_HEADERS.rawValue:
+            if receivingHeaders?.streamID == header.stream_id { receivingHeaders = nil }
             if let stream = incoming[header.stream_id], stream.rejection == nil,
-                let length = stream.headers.first(where: { $0.name == "content-length" }).flatMap({ Int($0.value) }),
-                length > limits.maxBodySize
+                let length = stream.declaredLength, length > limits.maxBodySize
             {
                 // Refused from the announced length, before any of the body.
                 stream.rejection = .payloadTooLarge(limit: limits.maxBodySize)

@@ -14,14 +14,20 @@ extension HTTPRequest {
         var method: String?
         var target: String?
         var authority: String?
+        var host: String?
         var headers = HTTPHeaders(capacity: fields.count)
         for field in fields {
+            // libnghttp2 passes names in lower case and the pseudo-header fields first (RFC 9113 §8.2.1, §8.3).
+            guard field.name.utf8.first == UInt8(ascii: ":") else {
+                if host == nil && field.name == "host" { host = field.value }
+                headers.add(name: field.name, value: field.value)
+                continue
+            }
             switch field.name {
             case ":method": method = field.value
             case ":path": target = field.value
             case ":authority": authority = field.value
-            case ":scheme": break
-            default: headers.add(name: field.name, value: field.value)
+            default: break  // :scheme
             }
         }
         guard let method, !method.isEmpty, method.utf8.allSatisfy(ASCII.isTokenCharacter) else {
@@ -41,9 +47,9 @@ extension HTTPRequest {
             guard HostSyntax.isValid(authority.utf8, allowingEmpty: false) else {
                 throw .badRequest("invalid :authority")
             }
-            if !headers.contains("Host") { headers.add(name: "host", value: authority) }
+            if host == nil { headers.add(name: "host", value: authority) }
         }
-        if let host = headers["Host"], !HostSyntax.isValid(host.utf8, allowingEmpty: true) {
+        if let host, !HostSyntax.isValid(host.utf8, allowingEmpty: true) {
             throw .badRequest("invalid host header field")
         }
         let parts = RequestTarget.split(target)
