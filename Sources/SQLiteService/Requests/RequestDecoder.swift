@@ -66,7 +66,7 @@ public struct RequestDecoder: Sendable {
             guard case .string(let text) = script else {
                 throw .invalidRequest("\"script\" must be a string, not \(script.typeName)")
             }
-            guard !text.utf8.contains(0) else { throw .invalidRequest("\"script\" must not contain U+0000") }
+            guard !Self.containsNUL(text) else { throw .invalidRequest("\"script\" must not contain U+0000") }
             batchBody = .script(text)
         }
         var continueOnError = false
