@@ -10,7 +10,8 @@ release:
 	$(SWIFT) build -c release
 
 # The real dqlite nodes (DqliteNodeTests, DqliteClusterTests) run in a process of their own: their threads open
-# and close descriptors (libuv's epoll, Raft's files and sockets) while the HTTP server's tests count the process's descriptors.
+# and close descriptors (libuv's epoll, Raft's files and sockets) while the HTTP server's tests count the
+# process's descriptors.
 test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip 'DqliteNodeTests|DqliteClusterTests'
