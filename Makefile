@@ -9,12 +9,13 @@ build:
 release:
 	$(SWIFT) build -c release
 
-# The real dqlite nodes run in a process of their own: their threads open and close descriptors (libuv's epoll,
-# Raft's files and sockets) while the HTTP server's tests count the process's descriptors.
+# The real dqlite nodes (DqliteNodeTests, DqliteClusterTests) run in a process of their own: their threads open
+# and close descriptors (libuv's epoll, Raft's files and sockets) while the HTTP server's tests count the
+# process's descriptors.
 test:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip DqliteNodeTests
-	$(SWIFT) test --skip-build --filter DqliteNodeTests
+	$(SWIFT) test --skip-build --skip 'DqliteNodeTests|DqliteClusterTests'
+	$(SWIFT) test --skip-build --filter 'DqliteNodeTests|DqliteClusterTests'
 
 # swift-format with the repository's .swift-format (NIO's style), as CI checks it.
 FORMATTED = Sources Tests Benchmarks/Sources Fuzz/HTTPParserFuzz/Sources Fuzz/HTTP2Fuzz/Sources Fuzz/JSONRequestFuzz/Sources

@@ -103,6 +103,12 @@ let package = Package(
             name: "DqliteClient",
             swiftSettings: strictSettings
         ),
+        // Cluster membership (join, leave) and a leader-following client with the issue's retry rules (issue #15).
+        .target(
+            name: "DqliteCluster",
+            dependencies: ["DqliteNode", "DqliteClient"],
+            swiftSettings: strictSettings
+        ),
         // Benchmark only: the HTTP server answering a fixed response (scripts/bench-http.sh).
         .executableTarget(
             name: "sqlited-http-bench",
@@ -136,6 +142,13 @@ let package = Package(
         .testTarget(
             name: "DqliteNodeTests",
             dependencies: ["DqliteNode", "DqliteClient", "CSQLite"],
+            swiftSettings: strictSettings
+        ),
+        // Real dqlite nodes in the test process, formed into a cluster and driven through DqliteCluster; plus a
+        // scripted fake server for the retry rules.
+        .testTarget(
+            name: "DqliteClusterTests",
+            dependencies: ["DqliteCluster", "DqliteNode", "DqliteClient"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -61,6 +61,19 @@ public final class DqliteConnection {
         socket != nil
     }
 
+    /// Whether an idle connection can carry a request: it is open, and the server has neither closed it nor sent
+    /// anything unasked (a zero-timeout `poll(2)`, no wait). Closes it when not.
+    ///
+    /// A node that stops closes its client connections; a request written to such a connection before its end was
+    /// noticed would fail with an unknown outcome, so a pool checks its idle connections with this first.
+    public func isUsableWhenIdle() -> Bool {
+        guard let socket, !socket.hasInputOrHangUp() else {
+            close()
+            return false
+        }
+        return true
+    }
+
     /// Closes the connection; the server then releases its prepared statements and its database handle.
     public func close() {
         socket?.close()
@@ -154,7 +167,11 @@ public final class DqliteConnection {
 
     private func openSocket() throws(DqliteError) -> TCPSocket {
         guard let socket else {
-            throw DqliteError(kind: .connectionClosed, message: "the dqlite connection to \(address) is closed")
+            throw DqliteError(
+                kind: .connectionClosed,
+                message: "the dqlite connection to \(address) is closed",
+                requestNotSent: true
+            )
         }
         return socket
     }

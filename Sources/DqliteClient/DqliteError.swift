@@ -34,12 +34,18 @@ public struct DqliteError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The SQL text of the request, for errors of requests that carry SQL.
     public var sql: String?
+    /// Whether the request certainly did not reach the server: the call failed before the first byte of its
+    /// request was handed to the kernel (it could not be encoded, the connection was already closed, or the first
+    /// `send(2)` failed). Only then may a caller retry a write on another connection; any other error of a request
+    /// that changes the database leaves its outcome unknown (a FAILURE answer aside).
+    public var requestNotSent: Bool
 
-    public init(kind: Kind, code: UInt64 = 0, message: String, sql: String? = nil) {
+    public init(kind: Kind, code: UInt64 = 0, message: String, sql: String? = nil, requestNotSent: Bool = false) {
         self.kind = kind
         self.code = code
         self.message = message
         self.sql = sql
+        self.requestNotSent = requestNotSent
     }
 
     /// `SQLITE_IOERR_NOT_LEADER` (`SQLITE_IOERR | 40 << 8`): the node is not the leader; ask LEADER and reconnect.
@@ -82,6 +88,6 @@ public struct DqliteError: Error, Sendable, CustomStringConvertible {
     }
 
     static func invalidArgument(_ message: String) -> DqliteError {
-        DqliteError(kind: .invalidArgument, message: message)
+        DqliteError(kind: .invalidArgument, message: message, requestNotSent: true)
     }
 }

@@ -52,19 +52,41 @@ final class TCPSocket {
     }
 
     /// Writes every byte of `bytes` before `deadline`.
+    ///
+    /// - Throws: ``DqliteError`` `.io` or `.timeout`, with ``DqliteError/requestNotSent`` set when not one byte
+    ///   was written.
     func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws(DqliteError) {
         var written = 0
-        while written < bytes.count {
-            let fd = self.fd
-            let result = try SystemCall.run("send") {
-                bytes.withUnsafeBytes { raw in
-                    send(fd, raw.baseAddress! + written, raw.count - written, Int32(MSG_NOSIGNAL))
+        do {
+            while written < bytes.count {
+                let fd = self.fd
+                let result = try SystemCall.run("send") {
+                    bytes.withUnsafeBytes { raw in
+                        send(fd, raw.baseAddress! + written, raw.count - written, Int32(MSG_NOSIGNAL))
+                    }
+                }
+                switch result {
+                case .done(let count): written += count
+                case .wouldBlock: try wait(for: Int16(POLLOUT), until: deadline, "send")
                 }
             }
-            switch result {
-            case .done(let count): written += count
-            case .wouldBlock: try wait(for: Int16(POLLOUT), until: deadline, "send")
-            }
+        } catch {
+            var error = error
+            error.requestNotSent = written == 0
+            throw error
+        }
+    }
+
+    /// Whether the peer closed the connection or sent something: a zero-timeout `poll(2)` for input or hang-up.
+    ///
+    /// Between two requests a dqlite server sends nothing, so on an idle connection either means it is unusable.
+    func hasInputOrHangUp() -> Bool {
+        guard fd >= 0 else { return true }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&descriptor, 1, 0)
+            if ready == -1 && errno == EINTR { continue }
+            return ready != 0
         }
     }
 

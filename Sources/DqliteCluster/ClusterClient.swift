@@ -1,0 +1,367 @@
+public import DqliteClient
+import Synchronization
+
+/// A thread-safe client of the cluster for request handlers: statements go to the leader, found from a list of
+/// member addresses and followed when it changes, over a small pool of connections that have one database open.
+///
+/// Retry rules (issue #15): a read (``query(_:parameters:)``) is retried on another connection, or another leader,
+/// after any error of the connection or the leader; a write (``exec(_:parameters:)``) only when it certainly did
+/// not reach the leader (see ``RetryPolicy``); a write whose outcome is unknown throws
+/// ``ClusterError/Kind-swift.enum/outcomeUnknown`` and is never retried. Every call ends within
+/// ``Options/callTimeout`` (plus at most one ``DqliteConnection/Options/requestTimeout`` for a request already
+/// sent), with ``ClusterError/Kind-swift.enum/unavailable`` when no leader served it.
+///
+/// Reads go to the leader too (dqlite 1.11 serves no statement elsewhere), so a read after an acknowledged write
+/// sees it, whichever member the caller talks to.
+///
+/// Connections are not `Sendable`: a call checks one out of the pool under the lock, uses it alone, and checks it
+/// back in. After the leader changes, pooled connections of the old leader are closed as they are met.
+public final class ClusterClient: Sendable {
+    /// The database and the time limits of a client.
+    public struct Options: Sendable, Hashable {
+        /// The database every connection opens (OPEN): dqlite's databases are named, one per connection.
+        public var database: String
+        /// The longest a call spends finding the leader and retrying.
+        public var callTimeout: Duration
+        /// Deadlines and limits of each connection; its request timeout bounds the wait for one answer.
+        public var connection: DqliteConnection.Options
+        /// The most idle connections kept open to the leader.
+        public var maxIdleConnections: Int
+
+        public init(
+            database: String,
+            callTimeout: Duration = .seconds(10),
+            connection: DqliteConnection.Options = DqliteConnection.Options(
+                connectTimeout: .seconds(2),
+                requestTimeout: .seconds(10)
+            ),
+            maxIdleConnections: Int = 8
+        ) {
+            self.database = database
+            self.callTimeout = callTimeout
+            self.connection = connection
+            self.maxIdleConnections = maxIdleConnections
+        }
+    }
+
+    private struct State {
+        /// The addresses asked for the leader: the ones given, then those the leader's CLUSTER answer adds.
+        var members: [String]
+        var leader: (id: UInt64, address: String)?
+        /// Incremented whenever the leader is forgotten; pooled connections of older generations are closed.
+        var generation: UInt64 = 0
+        var idle: [PooledConnection] = []
+        var leaderChanges: UInt64 = 0
+        /// The id of the last leader adopted, kept when the leader is forgotten, to count changes.
+        var lastLeaderID: UInt64?
+    }
+
+    public let options: Options
+    private let state: Mutex<State>
+
+    /// A client that finds the leader through `members` (`"<IP>:<port>"` of any members; one is enough).
+    /// Nothing is connected until the first call.
+    public init(members: [String], options: Options) {
+        self.options = options
+        state = Mutex(State(members: members))
+    }
+
+    deinit {
+        close()
+    }
+
+    /// The leader the client last used, or `nil` before the first call and after losing it.
+    public var leader: (id: UInt64, address: String)? {
+        state.withLock { $0.leader }
+    }
+
+    /// How many times the client found a leader other than the one it used before.
+    public var leaderChanges: UInt64 {
+        state.withLock { $0.leaderChanges }
+    }
+
+    /// Closes the idle connections; later calls open new ones.
+    public func close() {
+        let idle = state.withLock { state in
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+        for pooled in idle {
+            pooled.connection.close()
+        }
+    }
+
+    /// Runs one statement that reads (QUERY_SQL) on the leader and returns its rows with their column names and
+    /// exact values. Retried after any failure of the connection or the leader, within the call timeout.
+    ///
+    /// The statement must not write: a write sent here would be retried like a read.
+    ///
+    /// - Throws: ``ClusterError`` `.failure` (the leader refused the statement), `.unavailable`,
+    ///   `.invalidArgument`, `.tooLarge`.
+    public func query(_ sql: String, parameters: [DqliteValue] = []) throws(ClusterError) -> DqliteRows {
+        try run(sql: sql, isWrite: false) { (pooled) throws(DqliteError) in
+            try pooled.connection.query(sql: sql, parameters: parameters, database: pooled.database)
+        }
+    }
+
+    /// Runs SQL that may write (EXEC_SQL) on the leader: rows affected and the last insert id. Retried only when
+    /// it certainly did not reach the leader.
+    ///
+    /// - Throws: ``ClusterError`` `.outcomeUnknown` when the write may or may not have been committed,
+    ///   `.failure`, `.unavailable` (it certainly did not run), `.invalidArgument`.
+    public func exec(_ sql: String, parameters: [DqliteValue] = []) throws(ClusterError) -> DqliteExecResult {
+        try run(sql: sql, isWrite: true) { (pooled) throws(DqliteError) in
+            try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
+        }
+    }
+
+    /// Runs `body` in a transaction on one leader connection: BEGIN, the body's statements, COMMIT; ROLLBACK when
+    /// the body throws. Finding the leader and BEGIN are retried within the call timeout; nothing after.
+    ///
+    /// The body must not run BEGIN, COMMIT or ROLLBACK itself. A statement that fails with `.failure` leaves the
+    /// transaction open (the body may go on, as with SQLite); a broken connection ends it without a commit.
+    ///
+    /// - Throws: what `body` throws (after the rollback); ``ClusterError`` `.unavailable` when no leader took
+    ///   the BEGIN or the connection broke before COMMIT was sent (nothing was committed), `.outcomeUnknown` when
+    ///   COMMIT was sent and no answer came, `.failure` when the leader refused the COMMIT (rolled back).
+    public func transaction<T>(_ body: (ClusterTransaction) throws -> T) throws -> T {
+        let deadline = ContinuousClock.now + options.callTimeout
+        let pooled = try begin(deadline: deadline)
+        let transaction = ClusterTransaction(pooled)
+        let value: T
+        do {
+            value = try body(transaction)
+        } catch {
+            if transaction.isUsable,
+                (try? pooled.connection.exec(sql: "ROLLBACK", database: pooled.database)) != nil
+            {
+                checkIn(pooled)
+            } else {
+                pooled.connection.close()
+            }
+            throw error
+        }
+        guard transaction.isUsable else {
+            throw ClusterError(
+                kind: .unavailable,
+                message: "the connection to the leader broke during the transaction: nothing was committed"
+            )
+        }
+        do throws(DqliteError) {
+            _ = try pooled.connection.exec(sql: "COMMIT", database: pooled.database)
+        } catch {
+            switch RetryPolicy.decide(after: error, isWrite: true) {
+            case .retry:
+                // Nothing of the COMMIT reached the leader (or it refused it unrun): the transaction ends with
+                // the connection, uncommitted.
+                pooled.connection.close()
+                forgetLeader(generation: pooled.generation)
+                throw ClusterError(.unavailable, error, sql: "COMMIT")
+            case .fail(let kind, let keepConnection):
+                if keepConnection, (try? pooled.connection.exec(sql: "ROLLBACK", database: pooled.database)) != nil {
+                    checkIn(pooled)
+                } else {
+                    pooled.connection.close()
+                }
+                throw ClusterError(kind, error, sql: "COMMIT")
+            }
+        }
+        checkIn(pooled)
+        return value
+    }
+
+    /// BEGIN on a leader connection, retried within the deadline: a BEGIN that failed changed nothing.
+    private func begin(deadline: ContinuousClock.Instant) throws(ClusterError) -> PooledConnection {
+        var backoff = Backoff()
+        var lastError: DqliteError?
+        repeat {
+            let pooled = try checkOut(deadline: deadline)
+            do throws(DqliteError) {
+                _ = try pooled.connection.exec(sql: "BEGIN", database: pooled.database)
+                return pooled
+            } catch {
+                lastError = error
+                if case .fail(let kind, let keepConnection) = RetryPolicy.decide(after: error, isWrite: false) {
+                    if keepConnection {
+                        checkIn(pooled)
+                    } else {
+                        pooled.connection.close()
+                    }
+                    throw ClusterError(kind, error, sql: "BEGIN")
+                }
+                pooled.connection.close()
+                forgetLeader(generation: pooled.generation)
+            }
+        } while backoff.wait(until: deadline)
+        throw unavailable(lastError)
+    }
+
+    /// One statement with the retry rules: check out, run, check in or close, decide.
+    private func run<T>(
+        sql: String,
+        isWrite: Bool,
+        _ request: (PooledConnection) throws(DqliteError) -> T
+    ) throws(ClusterError) -> T {
+        let deadline = ContinuousClock.now + options.callTimeout
+        var backoff = Backoff()
+        var lastError: DqliteError?
+        repeat {
+            let pooled = try checkOut(deadline: deadline)
+            do throws(DqliteError) {
+                let result = try request(pooled)
+                checkIn(pooled)
+                return result
+            } catch {
+                lastError = error
+                switch RetryPolicy.decide(after: error, isWrite: isWrite) {
+                case .retry(let forget):
+                    if forget || !pooled.connection.isOpen {
+                        pooled.connection.close()
+                        forgetLeader(generation: pooled.generation)
+                    } else {
+                        checkIn(pooled)
+                    }
+                case .fail(let kind, let keepConnection):
+                    if keepConnection && pooled.connection.isOpen {
+                        checkIn(pooled)
+                    } else {
+                        pooled.connection.close()
+                        if kind == .outcomeUnknown {
+                            forgetLeader(generation: pooled.generation)
+                        }
+                    }
+                    throw ClusterError(kind, error, sql: sql)
+                }
+            }
+        } while backoff.wait(until: deadline)
+        var error = unavailable(lastError)
+        error.sql = sql
+        throw error
+    }
+
+    /// A leader connection: an idle one that is still in step, else a new one to the known leader, else one
+    /// found by asking the members. Retries until `deadline`.
+    ///
+    /// - Throws: ``ClusterError`` `.unavailable` when no leader was reached in time.
+    func checkOut(deadline: ContinuousClock.Instant) throws(ClusterError) -> PooledConnection {
+        var backoff = Backoff()
+        var lastError: DqliteError?
+        let locator = LeaderLocator(options: options.connection)
+        repeat {
+            while let pooled = popIdle() {
+                if pooled.connection.isUsableWhenIdle() {
+                    return pooled
+                }
+                // The node closed it: it stopped, or it is no longer the leader and dropped its clients.
+                forgetLeader(generation: pooled.generation)
+            }
+            let (members, leader, generation) = state.withLock { ($0.members, $0.leader, $0.generation) }
+            do throws(DqliteError) {
+                if let leader {
+                    let connection = try locator.open(leader.address, deadline: deadline)
+                    return try opened(connection, leaderID: leader.id, generation: generation)
+                }
+                var known = members
+                if let found = locator.connect(members: members, deadline: deadline, lastError: &lastError) {
+                    // The leader's view of the members, so that the client can follow the leader to nodes it was
+                    // not given.
+                    if let nodes = try? found.connection.cluster() {
+                        known += nodes.map(\.address).filter { !known.contains($0) }
+                    }
+                    let generation = adopt(leader: (found.id, found.address), members: known)
+                    return try opened(found.connection, leaderID: found.id, generation: generation)
+                }
+            } catch {
+                lastError = error
+                forgetLeader(generation: generation)
+            }
+        } while backoff.wait(until: deadline)
+        throw unavailable(lastError)
+    }
+
+    /// Returns a connection to the pool, unless the leader changed since it was opened or the pool is full.
+    func checkIn(_ pooled: PooledConnection) {
+        let kept = state.withLock { state in
+            guard pooled.generation == state.generation, state.idle.count < options.maxIdleConnections else {
+                return false
+            }
+            state.idle.append(pooled)
+            return true
+        }
+        if !kept {
+            pooled.connection.close()
+        }
+    }
+
+    private func opened(
+        _ connection: DqliteConnection,
+        leaderID: UInt64,
+        generation: UInt64
+    ) throws(DqliteError) -> PooledConnection {
+        do {
+            let database = try connection.open(options.database)
+            return PooledConnection(
+                connection: connection,
+                database: database,
+                leaderID: leaderID,
+                generation: generation
+            )
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    private func popIdle() -> PooledConnection? {
+        state.withLock { state in
+            while let pooled = state.idle.popLast() {
+                if pooled.generation == state.generation {
+                    return pooled
+                }
+                pooled.connection.close()
+            }
+            return nil
+        }
+    }
+
+    /// Forgets the leader the connection of `generation` was opened to, unless a newer one is already known;
+    /// closes the idle connections to it.
+    private func forgetLeader(generation: UInt64) {
+        let stale = state.withLock { state -> [PooledConnection] in
+            guard state.generation == generation else { return [] }
+            state.generation += 1
+            state.leader = nil
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+        for pooled in stale {
+            pooled.connection.close()
+        }
+    }
+
+    /// Records the leader found; returns the generation its connections belong to.
+    private func adopt(leader: (id: UInt64, address: String), members: [String]) -> UInt64 {
+        state.withLock { state in
+            if let known = state.leader, known.id == leader.id, known.address == leader.address {
+                return state.generation
+            }
+            state.generation += 1
+            state.leader = leader
+            if let last = state.lastLeaderID, last != leader.id {
+                state.leaderChanges += 1
+            }
+            state.lastLeaderID = leader.id
+            state.members = members
+            return state.generation
+        }
+    }
+
+    private func unavailable(_ lastError: DqliteError?) -> ClusterError {
+        ClusterError(
+            kind: .unavailable,
+            code: lastError?.code ?? 0,
+            message: "no leader of the cluster served the request within \(options.callTimeout)"
+                + (lastError.map { ": \($0)" } ?? "")
+        )
+    }
+}

@@ -1,0 +1,139 @@
+import DqliteClient
+import DqliteCluster
+import Foundation
+import Glibc
+import Testing
+
+/// A fresh directory under the system temporary directory, removed when the value is released.
+final class TemporaryDirectory: Sendable {
+    let path: String
+
+    init() throws {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("sqlited-cluster-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        path = url.path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// A port on 127.0.0.1 that was free a moment ago (the kernel's choice for a socket bound to port 0).
+func freeLoopbackPort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+        }
+    }
+    try #require(bound)
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// Short connection deadlines, so that a hung test fails fast.
+let testConnectionOptions = DqliteConnection.Options(connectTimeout: .seconds(2), requestTimeout: .seconds(10))
+
+/// The configuration of a test member on 127.0.0.1: 20 ms of network latency (heartbeats every 30 ms,
+/// elections after 300 ms), so that joins and failovers settle quickly.
+func memberConfiguration(
+    id: UInt64,
+    address: String,
+    directory: TemporaryDirectory,
+    join: [String] = []
+) -> ClusterMemberConfiguration {
+    ClusterMemberConfiguration(
+        id: id,
+        address: address,
+        dataDirectory: directory.path,
+        join: join,
+        networkLatencyMilliseconds: 20,
+        joinTimeout: .seconds(20),
+        leaveTimeout: .seconds(10),
+        connectionOptions: testConnectionOptions
+    )
+}
+
+/// A cluster member of a test with its own data directory, which outlives the member so that it can restart.
+final class TestMember {
+    let id: UInt64
+    let address: String
+    let directory: TemporaryDirectory
+    private(set) var member: ClusterMember
+    private(set) var startOutcome: ClusterMember.StartOutcome
+
+    init(id: UInt64, join: [String] = []) throws {
+        self.id = id
+        address = "127.0.0.1:\(try freeLoopbackPort())"
+        directory = try TemporaryDirectory()
+        member = try ClusterMember(
+            configuration: memberConfiguration(id: id, address: address, directory: directory, join: join)
+        )
+        startOutcome = try member.start()
+    }
+
+    deinit {
+        try? member.stop()
+    }
+
+    /// Stops the node, then starts a new member on the same address and data directory with `join`.
+    func restart(join: [String] = []) throws {
+        try member.stop()
+        member = try ClusterMember(
+            configuration: memberConfiguration(id: id, address: address, directory: directory, join: join)
+        )
+        startOutcome = try member.start()
+    }
+}
+
+/// Three members: node 1 bootstraps, node 2 joins through node 1, node 3 through node 2.
+func formCluster() throws -> [TestMember] {
+    let first = try TestMember(id: 1)
+    let second = try TestMember(id: 2, join: [first.address])
+    let third = try TestMember(id: 3, join: [second.address])
+    return [first, second, third]
+}
+
+/// Client options of the tests: the database `test.db`, short deadlines.
+func clientOptions(callTimeout: Duration = .seconds(15)) -> ClusterClient.Options {
+    ClusterClient.Options(database: "test.db", callTimeout: callTimeout, connection: testConnectionOptions)
+}
+
+/// Polls `condition` every 20 ms until it holds; fails the test after `timeout`.
+func waitUntil(
+    _ what: String,
+    timeout: Duration = .seconds(15),
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () throws -> Bool
+) throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if (try? condition()) == true { return }
+        usleep(20_000)
+    }
+    Issue.record("timed out waiting until \(what)", sourceLocation: sourceLocation)
+    throw WaitTimeout()
+}
+
+struct WaitTimeout: Error {}
+
+/// The ClusterError `body` throws (the test fails when it throws nothing or something else).
+func clusterError<T>(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) -> ClusterError? {
+    do {
+        _ = try body()
+        Issue.record("expected a ClusterError, nothing was thrown", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as ClusterError {
+        return error
+    } catch {
+        Issue.record("expected a ClusterError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
