@@ -121,6 +121,7 @@ final class Connection: @unchecked Sendable {
                 descriptorOpen.withLock { open in
                     open = false
                     SystemCall.close(fd)
+                    server.connectionDescriptors.subtract(1, ordering: .relaxed)
                 }
                 closed = true
                 server.connectionDidClose(self)
@@ -399,6 +400,7 @@ final class Connection: @unchecked Sendable {
         descriptorOpen.withLock { open in
             open = false
             SystemCall.close(fd)
+            server.connectionDescriptors.subtract(1, ordering: .relaxed)
         }
         server.connectionDidClose(self)
     }

@@ -73,6 +73,10 @@ public final class HTTPServer: Sendable {
         state.withLock { $0.connections.count }
     }
 
+    /// Descriptors of accepted connections not closed yet: what a leak of this server's would show (the process's
+    /// own count also moves with everything else the process opens).
+    let connectionDescriptors = Atomic<Int>(0)
+
     /// The limits that new requests get.
     public var currentLimits: HTTPLimits {
         limits.withLock { $0 }
@@ -192,6 +196,7 @@ public final class HTTPServer: Sendable {
             let connection = state.withLock { state -> Connection? in
                 guard state.phase == .running, state.connections.count < limits.maxConnections else { return nil }
                 let loop = state.loops[assigned.add(1, ordering: .relaxed).oldValue % state.loops.count]
+                connectionDescriptors.add(1, ordering: .relaxed)
                 let connection = Connection(
                     fd: accepted.fd,
                     remoteAddress: accepted.peer,

@@ -66,10 +66,6 @@ func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool
     return try condition()
 }
 
-func openDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-}
-
 func request(_ method: String = "GET", _ target: String = "/", body: String? = nil, extra: String = "") -> String {
     var text = "\(method) \(target) HTTP/1.1\r\nHost: test\r\n\(extra)"
     if let body { text += "Content-Length: \(body.utf8.count)\r\n\r\n\(body)" } else { text += "\r\n" }

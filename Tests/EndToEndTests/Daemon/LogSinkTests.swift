@@ -15,6 +15,8 @@ import Glibc
     static func makePipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         try #require(pipe(&fds) == 0)
+        // Close-on-exec: a child process another suite starts meanwhile must not hold the write end open.
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return (fds[0], fds[1])
     }
 

@@ -3,7 +3,8 @@ import Testing
 @testable import HTTPServer
 
 /// RFC 9112 details over real loopback sockets: absolute-form targets, Host syntax, unrepresentable chunk sizes.
-@Suite struct RFCConformanceSocketTests {
+/// In the serialized HTTPServerTests: servers running beside its descriptor-count tests would change the counts.
+extension HTTPServerTests {
     /// An absolute-form target is served as its origin-form, on a connection that stays open.
     @Test func absoluteFormTarget_isServedAsOriginForm() async throws {
         let server = try makeServer()
