@@ -123,15 +123,7 @@ public final class SQLiteService: HTTPHandler {
         let settings = self.settings
         let endpoint = ServiceEndpoint(path: request.path)
         guard let handled = respond(request, endpoint, settings) else { return nil }
-        observe(
-            request,
-            endpoint: endpoint,
-            response: handled.response,
-            errorCode: handled.errorCode,
-            tokenName: handled.tokenName,
-            duration: ContinuousClock.now - started,
-            options: settings.options
-        )
+        observe(request, endpoint: endpoint, handled: handled, since: started, options: settings.options)
         return handled.response
     }
 

@@ -22,15 +22,7 @@ extension SQLiteService {
         default: return false
         }
         let finish: @Sendable (ServiceResponse) -> Void = { handled in
-            self.observe(
-                request,
-                endpoint: endpoint,
-                response: handled.response,
-                errorCode: handled.errorCode,
-                tokenName: handled.tokenName,
-                duration: ContinuousClock.now - started,
-                options: settings.options
-            )
+            self.observe(request, endpoint: endpoint, handled: handled, since: started, options: settings.options)
             respond(handled.response)
         }
         var tokenName: String?

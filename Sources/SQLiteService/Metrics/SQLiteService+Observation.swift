@@ -13,6 +13,25 @@ extension SQLiteService {
         return response
     }
 
+    /// Records `handled`, the answer to `request` that began at `started` (see below).
+    func observe(
+        _ request: HTTPRequest,
+        endpoint: ServiceEndpoint,
+        handled: ServiceResponse,
+        since started: ContinuousClock.Instant,
+        options: ServiceOptions
+    ) {
+        observe(
+            request,
+            endpoint: endpoint,
+            response: handled.response,
+            errorCode: handled.errorCode,
+            tokenName: handled.tokenName,
+            duration: ContinuousClock.now - started,
+            options: options
+        )
+    }
+
     /// Records a finished request in the metrics and writes its one log line.
     ///
     /// - Parameter errorCode: The API error code when the handler threw one; otherwise the code is read from an

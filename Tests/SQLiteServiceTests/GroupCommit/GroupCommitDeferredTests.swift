@@ -27,17 +27,7 @@ import Testing
         let fixture = try ServiceFixture()
         #expect(fixture.send("POST", "/update", json: #"{"sql": "CREATE TABLE t(k TEXT)"}"#).status.code == 200)
         let (groupsBefore, requestsBefore) = try fixture.groupCommitCounts()
-        let held = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let pool = fixture.pool
-        let holder = Thread {
-            try? pool.write { _ in
-                held.signal()
-                release.wait()
-            }
-        }
-        holder.start()
-        held.wait()
+        let release = fixture.holdWriter()
         let answers = Answers()
         let requests = [
             Self.post("/update", #"{"sql": "INSERT INTO t VALUES ('a')"}"#),
@@ -55,7 +45,7 @@ import Testing
         // Queued, not answered: nothing is acknowledged before its group commits.
         #expect(fixture.service.groupCommitter.queuedCount == requests.count)
         #expect(answers.count == 0)
-        release.signal()
+        release()
         let deadline = ContinuousClock.now + .seconds(20)
         while answers.count < requests.count && ContinuousClock.now < deadline { usleep(1000) }
         for index in 0..<4 { #expect(answers[index]?.status.code == 200) }

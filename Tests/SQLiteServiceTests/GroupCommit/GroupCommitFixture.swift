@@ -14,17 +14,7 @@ extension ServiceFixture {
         _ requests: [(path: String, json: String)],
         pauseBeforeRelease: Duration = .zero
     ) throws -> [HTTPResponse] {
-        let held = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let pool = self.pool
-        let holder = Thread {
-            try? pool.write { _ in
-                held.signal()
-                release.wait()
-            }
-        }
-        holder.start()
-        held.wait()
+        let release = holdWriter()
         let service = self.service
         let responses = ResponseBox()
         for (index, request) in requests.enumerated() {
@@ -45,13 +35,29 @@ extension ServiceFixture {
             usleep(1000)
         }
         Thread.sleep(forTimeInterval: Double(pauseBeforeRelease.components.attoseconds) / 1e18)
-        release.signal()
+        release()
         while responses.storage.withLock({ $0.count }) < requests.count {
             usleep(1000)
         }
         return try (0..<requests.count).map { index in
             try #require(responses.storage.withLock { $0[index] })
         }
+    }
+
+    /// Takes the writer on a thread of its own and keeps it until the returned closure is called: writes queue
+    /// meanwhile, and form one group once it is freed.
+    func holdWriter() -> @Sendable () -> Void {
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let pool = self.pool
+        Thread {
+            try? pool.write { _ in
+                held.signal()
+                release.wait()
+            }
+        }.start()
+        held.wait()
+        return { release.signal() }
     }
 
     /// The value of `sql`'s single column in its first row, through `/query`.
