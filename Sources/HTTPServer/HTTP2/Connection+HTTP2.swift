@@ -226,7 +226,9 @@ extension Connection {
     private func deliverHTTP2(_ response: HTTPResponse, body: [UInt8], method: String, streamID: Int32) {
         guard !closed, let session = http2 else { return }
         let hasContent = !response.status.forbidsContent
-        var fields: [(name: String, value: String)] = [("date", HTTPDate.now())]
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(response.headers.count + 3)
+        fields.append(("date", HTTPDate.now()))
         if let serverHeader = server.configuration.serverHeader, ResponseHead.isValidValue(serverHeader) {
             fields.append(("server", serverHeader))
         }

@@ -1,5 +1,6 @@
 import CNGHTTP2
 import Dispatch
+import Glibc
 
 /// One libnghttp2 server session, driven in memory: the connection feeds it the socket's bytes (`receive`) and
 /// writes what it produces (`takeOutput`); it never reads or writes a socket itself, so it never blocks an event
@@ -39,7 +40,11 @@ final class HTTP2Session {
         var sawContentLength = false
         var body: [UInt8] = []
         /// Past a limit: the error event is emitted (once) and everything else the stream sends is dropped.
-        var rejection: RequestParser.Rejection?
+        var rejection: RequestParser.Rejection? {
+            didSet { isRejected = rejection != nil }
+        }
+        /// `rejection != nil`, kept as a flag: testing the optional copies the rejection's strings, per field.
+        private(set) var isRejected = false
         var rejectionSent = false
         var lastActivity: UInt64
 
@@ -215,7 +220,7 @@ final class HTTP2Session {
         } else {
             return
         }
-        guard stream.rejection == nil else { return }
+        guard !stream.isRejected else { return }
         // RFC 9113 §6.5.2: a field's size is its name's and value's lengths plus 32.
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > limits.maxHeadSize {
@@ -225,12 +230,12 @@ final class HTTP2Session {
             stream.rejection = .headersTooLarge("more than \(limits.maxHeaderCount) header fields")
             stream.headers = []
         } else {
-            let field = (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+            let field = (Self.fieldName(name), String(decoding: value, as: UTF8.self))
             if isTrailer {
                 stream.trailers.append(field)
             } else {
                 // libnghttp2 passes field names in lower case (it refuses others, RFC 9113 §8.2.1).
-                if !stream.sawContentLength && name.elementsEqual("content-length".utf8) {
+                if !stream.sawContentLength && name.count == 14 && field.0 == "content-length" {
                     stream.sawContentLength = true
                     stream.declaredLength = Int(field.1)
                 }
@@ -239,10 +244,27 @@ final class HTTP2Session {
         }
     }
 
+    /// The names most requests carry, as constants: a name found here costs a comparison of its bytes instead of
+    /// building and validating a new string.
+    private static let commonFieldNames: [String] = [
+        ":method", ":path", ":scheme", ":authority", "accept", "accept-encoding", "content-type", "content-length",
+        "user-agent", "host", "authorization", "te",
+    ]
+
+    private static func fieldName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard let base = bytes.baseAddress else { return "" }
+        for known in commonFieldNames where known.utf8.count == bytes.count {
+            var candidate = known
+            let same = candidate.withUTF8 { $0.baseAddress.map { memcmp($0, base, bytes.count) == 0 } ?? false }
+            if same { return known }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     private func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
         guard let stream = incoming[streamID] else { return }
         stream.lastActivity = DispatchTime.now().uptimeNanoseconds
-        if stream.rejection == nil {
+        if !stream.isRejected {
             if stream.body.count + bytes.count > limits.maxBodySize {
                 stream.rejection = .payloadTooLarge(limit: limits.maxBodySize)
                 stream.body = []
@@ -259,7 +281,7 @@ final class HTTP2Session {
         switch UInt32(header.type) {
         case NGHTTP2_HEADERS.rawValue:
             if receivingHeaders?.streamID == header.stream_id { receivingHeaders = nil }
-            if let stream = incoming[header.stream_id], stream.rejection == nil,
+            if let stream = incoming[header.stream_id], !stream.isRejected,
                 let length = stream.declaredLength, length > limits.maxBodySize
             {
                 // Refused from the announced length, before any of the body.
@@ -294,7 +316,7 @@ final class HTTP2Session {
     }
 
     private func complete(_ streamID: Int32) {
-        guard let stream = incoming.removeValue(forKey: streamID), stream.rejection == nil else { return }
+        guard let stream = incoming.removeValue(forKey: streamID), !stream.isRejected else { return }
         answering.insert(streamID)
         requestCount += 1
         // Work asked for earns room for the control frames that go with it (window updates, a PING).
@@ -334,14 +356,14 @@ final class HTTP2Session {
     /// When the request stream that has waited longest for its next bytes last received some (uptime
     /// nanoseconds); nil when no request is arriving.
     var oldestIncomingActivity: UInt64? {
-        incoming.values.lazy.filter { $0.rejection == nil }.map(\.lastActivity).min()
+        incoming.values.lazy.filter { !$0.isRejected }.map(\.lastActivity).min()
     }
 
     /// Streams still receiving their request whose last DATA (or HEADERS) arrived before `deadline`; each is
     /// marked rejected, so it is reported once.
     func stalledStreams(before deadline: UInt64) -> [Int32] {
         var stalled: [Int32] = []
-        for (streamID, stream) in incoming where stream.rejection == nil && stream.lastActivity < deadline {
+        for (streamID, stream) in incoming where !stream.isRejected && stream.lastActivity < deadline {
             stalled.append(streamID)
         }
         for streamID in stalled {
