@@ -133,22 +133,29 @@ let package = Package(
             exclude: ["Security/Regressions"],
             swiftSettings: strictSettings
         ),
+        // Loopback sockets and temporary directories for the dqlite test targets (a library, as test targets
+        // cannot depend on each other).
+        .target(
+            name: "LoopbackTestSupport",
+            path: "Tests/LoopbackTestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "DqliteClientTests",
-            dependencies: ["DqliteClient"],
+            dependencies: ["DqliteClient", "LoopbackTestSupport"],
             swiftSettings: strictSettings
         ),
         // Real dqlite nodes in the test process, driven through DqliteClient; CSQLite opens the files DUMP returns.
         .testTarget(
             name: "DqliteNodeTests",
-            dependencies: ["DqliteNode", "DqliteClient", "CSQLite"],
+            dependencies: ["DqliteNode", "DqliteClient", "CSQLite", "LoopbackTestSupport"],
             swiftSettings: strictSettings
         ),
         // Real dqlite nodes in the test process, formed into a cluster and driven through DqliteCluster; plus a
         // scripted fake server for the retry rules.
         .testTarget(
             name: "DqliteClusterTests",
-            dependencies: ["DqliteCluster", "DqliteNode", "DqliteClient"],
+            dependencies: ["DqliteCluster", "DqliteNode", "DqliteClient", "LoopbackTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import DqliteClient
 import DqliteCluster
 import Foundation
+import LoopbackTestSupport
 import Testing
 
 /// ClusterMember with real dqlite nodes in this process: bootstrap, join, restart, graceful leave.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LoopbackTestSupport
 import Synchronization
 
 @testable import DqliteClient
@@ -34,22 +35,9 @@ final class FakeDqliteServer: Sendable {
     private let counts = Mutex<[UInt8: Int]>([:])
 
     init(script: @escaping Script) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var socketAddress = sockaddr_in()
-        socketAddress.sin_family = sa_family_t(AF_INET)
-        socketAddress.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && listen(fd, 16) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard listening else {
-            close(fd)
-            throw DqliteError(kind: .io, message: "the fake server cannot listen")
-        }
+        let (fd, port) = try LoopbackSocket.bound(listening: true)
         listener = fd
-        address = "127.0.0.1:\(UInt16(bigEndian: socketAddress.sin_port))"
+        address = "127.0.0.1:\(port)"
         self.script = script
         let thread = Thread { [self] in acceptLoop() }
         thread.start()

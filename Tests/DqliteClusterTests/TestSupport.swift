@@ -2,41 +2,8 @@ import DqliteClient
 import DqliteCluster
 import Foundation
 import Glibc
+import LoopbackTestSupport
 import Testing
-
-/// A fresh directory under the system temporary directory, removed when the value is released.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() throws {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("sqlited-cluster-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        path = url.path
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
-
-/// A port on 127.0.0.1 that was free a moment ago (the kernel's choice for a socket bound to port 0).
-func freeLoopbackPort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-        }
-    }
-    try #require(bound)
-    return UInt16(bigEndian: address.sin_port)
-}
 
 /// Short connection deadlines, so that a hung test fails fast.
 let testConnectionOptions = DqliteConnection.Options(connectTimeout: .seconds(2), requestTimeout: .seconds(10))

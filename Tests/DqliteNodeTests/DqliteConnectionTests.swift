@@ -3,6 +3,7 @@ import DqliteClient
 import DqliteNode
 import Foundation
 import Glibc
+import LoopbackTestSupport
 import Testing
 
 /// DqliteClient against a real dqlite node started in this process, on 127.0.0.1.
@@ -208,20 +209,10 @@ final class DqliteConnectionTests {
 
     /// Checks that a server that never answers costs the request timeout, then the connection is closed.
     @Test func silentServer_timesOut() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = try LoopbackSocket.bound(listening: true)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        try #require(listening)
         let options = DqliteConnection.Options(connectTimeout: .seconds(2), requestTimeout: .milliseconds(200))
-        let silent = try DqliteConnection(address: "127.0.0.1:\(UInt16(bigEndian: address.sin_port))", options: options)
+        let silent = try DqliteConnection(address: "127.0.0.1:\(port)", options: options)
         let started = ContinuousClock.now
         #expect(dqliteError { try silent.leader() }?.kind == .timeout)
         #expect(ContinuousClock.now - started < .seconds(5))

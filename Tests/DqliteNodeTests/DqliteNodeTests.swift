@@ -2,6 +2,7 @@ import DqliteClient
 import DqliteNode
 import Foundation
 import Glibc
+import LoopbackTestSupport
 import Testing
 
 /// The node wrapper's lifecycle and its refusals.
