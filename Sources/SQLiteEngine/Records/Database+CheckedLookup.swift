@@ -71,7 +71,7 @@ extension Database {
                 throw error
             }
         }
-        recordTableCache.checkedLookups[table.name] = lookup
+        recordTableCache.keep(lookup, for: table.name)
         return record
     }
 }

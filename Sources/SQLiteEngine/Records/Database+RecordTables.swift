@@ -5,6 +5,23 @@ struct RecordTableCache {
     var tables: [String: RecordTable?] = [:]
     /// Point lookups of ``Database/fetchRecordCheckingSchema(_:key:)``, keyed by the table's stored name.
     var checkedLookups: [String: CheckedPointLookup] = [:]
+
+    /// The most entries `tables` and `checkedLookups` hold each: names come from clients (a name that is no table
+    /// is cached too), so without a bound every name ever asked for would stay until the next schema change. Past
+    /// it the map starts over, which costs one schema read per table asked for again.
+    static let capacity = 256
+
+    /// Caches `table` for `key`, starting over when full.
+    mutating func cache(_ table: RecordTable?, for key: String) {
+        if tables.count >= Self.capacity { tables.removeAll(keepingCapacity: true) }
+        tables[key] = .some(table)
+    }
+
+    /// Keeps `lookup` for its table, starting over when full (the dropped statements are finalized).
+    mutating func keep(_ lookup: CheckedPointLookup, for tableName: String) {
+        if checkedLookups.count >= Self.capacity { checkedLookups.removeAll(keepingCapacity: true) }
+        checkedLookups[tableName] = lookup
+    }
 }
 
 extension Database {
@@ -26,7 +43,7 @@ extension Database {
         let table = try storedRecordTableName(name).flatMap { stored in
             try tableInfo(stored).map { RecordTable(name: stored, columns: $0) }
         }
-        recordTableCache.tables[cacheKey] = .some(table)
+        recordTableCache.cache(table, for: cacheKey)
         return table
     }
 

@@ -99,3 +99,34 @@ import Testing
         #expect(try reader.fetchRecordCheckingSchema(table, key: [.integer(2)]) == .row([.integer(2), .text("two")]))
     }
 }
+
+/// The per-connection table cache holds names clients chose, unknown ones included: it stays bounded.
+@Suite struct RecordTableCacheBoundTests {
+    @Test func namesOfNoTable_doNotGrowTheCachePastItsCapacity() throws {
+        let db = try makeMemoryDatabase()
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, a)")
+        try db.execute(sql: "INSERT INTO t VALUES (1, 'one')")
+        for index in 0..<(RecordTableCache.capacity * 3) {
+            #expect(try db.recordTable(named: "missing_\(index)") == nil)
+            #expect(db.recordTableCache.tables.count <= RecordTableCache.capacity)
+        }
+        // Still correct after starting over: the real table is found and its lookup proven again.
+        let table = try #require(try db.recordTable(named: "t"))
+        #expect(try db.fetchRecordCheckingSchema(table, key: [.integer(1)]) == .row([.integer(1), .text("one")]))
+        #expect(db.recordTableCache.checkedLookups.count == 1)
+    }
+
+    @Test func lookupsOfManyTables_stayWithinTheCapacity() throws {
+        let db = try makeMemoryDatabase()
+        let count = RecordTableCache.capacity + 10
+        for index in 0..<count {
+            try db.execute(sql: "CREATE TABLE t\(index)(id INTEGER PRIMARY KEY, a)")
+            try db.execute(sql: "INSERT INTO t\(index) VALUES (1, 'x')")
+        }
+        for index in 0..<count {
+            let table = try #require(try db.recordTable(named: "t\(index)"))
+            #expect(try db.fetchRecordCheckingSchema(table, key: [.integer(1)]) == .row([.integer(1), .text("x")]))
+            #expect(db.recordTableCache.checkedLookups.count <= RecordTableCache.capacity)
+        }
+    }
+}
