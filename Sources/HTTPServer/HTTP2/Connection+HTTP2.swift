@@ -148,8 +148,15 @@ extension Connection {
         }
         // Deferred answers hold no handler thread: no share to count.
         let deferred = server.handler.handleDeferred(request) { [self] response in
-            let body = Self.wholeBody(of: response)
-            queue.async { [self] in answerHTTP2(response, body: body, method: method, streamID: streamID) }
+            guard case .bytes(let bytes) = response.body else {
+                // A producer may block: collect it on a handler thread, not on the thread that answered.
+                server.handlerPool.submit { [self] in
+                    let body = Self.wholeBody(of: response)
+                    queue.async { [self] in answerHTTP2(response, body: body, method: method, streamID: streamID) }
+                }
+                return
+            }
+            queue.async { [self] in deliverHTTP2(response, body: bytes, method: method, streamID: streamID) }
         }
         if deferred { return }
         // One connection may not take every handler thread: past its share its streams wait here, in order.
