@@ -96,6 +96,9 @@ final class GroupCommitter: Sendable {
     private struct Queue {
         var waiting: [GroupTicket] = []
         var hasLeader = false
+        /// The options and metrics of the latest request, read by every group's leader as it takes the group (a
+        /// reload then applies from the next group, however long ``leaderQueue`` keeps leading).
+        var latest: (options: GroupCommitOptions, metrics: ServiceMetrics?) = (GroupCommitOptions(), nil)
     }
 
     /// Who leads the next group, decided when a group ends.
@@ -125,6 +128,7 @@ final class GroupCommitter: Sendable {
         logger: Logger
     ) {
         let leads = queue.withLock { queue in
+            queue.latest = (options, metrics)
             queue.waiting.append(ticket)
             if queue.hasLeader { return false }
             queue.hasLeader = true
@@ -135,11 +139,11 @@ final class GroupCommitter: Sendable {
             ticket.wakeUp.wait()
             guard queue.withLock({ _ in ticket.isLeader }) else { return }
         }
-        let group = run(pool: pool, options: options, metrics: metrics, logger: logger)
+        let group = run(pool: pool, logger: logger)
         switch handOver() {
         case .none: break
         case .ticket(let next): next.wakeUp.signal()
-        case .leaderQueue: leadDeferred(pool: pool, options: options, metrics: metrics, logger: logger)
+        case .leaderQueue: leadDeferred(pool: pool, logger: logger)
         }
         for member in group where member !== ticket {
             member.complete()
@@ -156,23 +160,23 @@ final class GroupCommitter: Sendable {
     ) {
         precondition(ticket.isDeferred, "submitDeferred takes deferred tickets")
         let leads = queue.withLock { queue in
+            queue.latest = (options, metrics)
             queue.waiting.append(ticket)
             if queue.hasLeader { return false }
             queue.hasLeader = true
             return true
         }
         if leads {
-            leadDeferred(pool: pool, options: options, metrics: metrics, logger: logger)
+            leadDeferred(pool: pool, logger: logger)
         }
     }
 
     /// Has ``leaderQueue`` lead groups while the first waiting request is deferred (the lead is already taken for
     /// it in the queue's state).
-    private func leadDeferred(pool: DatabasePool, options: GroupCommitOptions, metrics: ServiceMetrics?, logger: Logger)
-    {
+    private func leadDeferred(pool: DatabasePool, logger: Logger) {
         leaderQueue.async { [self] in
             while true {
-                let group = run(pool: pool, options: options, metrics: metrics, logger: logger)
+                let group = run(pool: pool, logger: logger)
                 let next = handOver()
                 if case .ticket(let ticket) = next { ticket.wakeUp.signal() }
                 for member in group { member.complete() }
@@ -212,16 +216,14 @@ final class GroupCommitter: Sendable {
 
     /// Takes the next group once the writer is ours (so that every request that arrived while the writer was busy
     /// joins it), runs it and commits it; returns the group.
-    private func run(
-        pool: DatabasePool,
-        options: GroupCommitOptions,
-        metrics: ServiceMetrics?,
-        logger: Logger
-    ) -> [GroupTicket] {
+    private func run(pool: DatabasePool, logger: Logger) -> [GroupTicket] {
         var group: [GroupTicket] = []
         do {
             try pool.write { db in
-                group = queue.withLock { queue in Self.takeGroup(from: &queue.waiting, options: options) }
+                var metrics: ServiceMetrics?
+                (group, metrics) = queue.withLock { queue in
+                    (Self.takeGroup(from: &queue.waiting, options: queue.latest.options), queue.latest.metrics)
+                }
                 if group.count == 1, group[0].isOneTransaction {
                     Self.runAlone(group[0], on: db, metrics: metrics)
                     return
@@ -252,7 +254,7 @@ final class GroupCommitter: Sendable {
             }
         } catch {
             if group.isEmpty {
-                group = queue.withLock { queue in Self.takeGroup(from: &queue.waiting, options: options) }
+                group = queue.withLock { queue in Self.takeGroup(from: &queue.waiting, options: queue.latest.options) }
             }
             let failure = APIError(error, db: nil)
             for member in group { member.fail(failure) }

@@ -57,6 +57,34 @@ import Testing
         #expect(grouped == requestsBefore + Double(requests.count))
     }
 
+    /// Options changed while deferred writes wait (a reload) apply from the next group on, even though the queue
+    /// that leads them has been leading since before the change.
+    @Test func reloadedGroupLimits_applyToTheNextGroup() throws {
+        let fixture = try ServiceFixture()
+        #expect(fixture.send("POST", "/update", json: #"{"sql": "CREATE TABLE t(k TEXT)"}"#).status.code == 200)
+        let (groupsBefore, _) = try fixture.groupCommitCounts()
+        let release = fixture.holdWriter()
+        let answers = Answers()
+        func submit(_ index: Int) {
+            let request = Self.post("/update", #"{"sql": "INSERT INTO t VALUES ('\#(index)')"}"#)
+            #expect(
+                fixture.service.handleDeferred(request) { response in answers.storage.withLock { $0[index] = response }
+                }
+            )
+        }
+        for index in 0..<3 { submit(index) }
+        var options = fixture.service.options
+        options.groupCommit.maxRequests = 1
+        fixture.service.setOptions(options)
+        submit(3)
+        #expect(fixture.service.groupCommitter.queuedCount == 4)
+        release()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while answers.count < 4 && ContinuousClock.now < deadline { usleep(1000) }
+        for index in 0..<4 { #expect(answers[index]?.status.code == 200) }
+        #expect(try fixture.groupCommitCounts().groups == groupsBefore + 4)
+    }
+
     /// A request that fails before it reaches the writer (broken JSON, a wrong method) is answered at once, before
     /// `handleDeferred` returns, and queues nothing.
     @Test func invalidWrites_areAnsweredAtOnce() throws {
