@@ -141,12 +141,12 @@ public final class DqliteConnection {
                             sql: request.sql
                         )
                     }
-                    if var gathered = result {
-                        guard gathered.columns == part.columns else {
+                    if let columns = result?.columns {
+                        guard columns == part.columns else {
                             throw DqliteError.violation("a ROWS part changed the columns of its result set")
                         }
-                        gathered.rows += part.rows
-                        result = gathered
+                        // In place: a copy taken out and put back would copy every row gathered so far, per part.
+                        result?.rows += part.rows
                     } else {
                         result = part
                     }
