@@ -7,7 +7,7 @@
 #   h2load h2c  -c 8  -m 32     8 connections, 32 concurrent streams each
 #   h2load --h1 -c 64           HTTP/1.1, 64 connections
 #   wrk -t1 -c64                HTTP/1.1, 64 connections (the tool of the other benchmarks)
-# BENCH_RUNS rounds per row (default 3), medians. p99 comes from h2load's per-request log (--log-file) and from
+# BENCH_RUNS rounds (default 3), every row once per round, medians. p99 comes from h2load's per-request log (--log-file) and from
 # wrk --latency.
 # Usage: scripts/bench-h2.sh [seconds]     (seconds per run, default 10)
 # Environment: BENCH_BIN_DIR=DIR (sqlited from DIR, no build), BENCH_RUNS=N.
@@ -25,38 +25,53 @@ URL="http://127.0.0.1:$PORT/query"
 # p99 in ms of an h2load --log-file (third column: microseconds until the end of the response).
 p99_of_log() { awk '{ print $3 }' "$1" | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", v[int(NR * 0.99)] / 1000 }'; }
 
-h2load_row() { # LABEL ARGS...
-    local label=$1 rps=() p99=() out
-    shift
-    for run in $(seq "$BENCH_RUNS"); do
-        log "[$label] run $run/$BENCH_RUNS"
-        rm -f "$WORK/h2load.log"
-        out=$(taskset -c 1 h2load -t1 -D "$DURATION" --warm-up-time=1 -d "$WORK/body.json" \
-            -H 'Content-Type: application/json' --log-file="$WORK/h2load.log" "$@" "$URL" 2>&1)
-        grep -q "succeeded" <<<"$out" || { log "h2load failed: $out"; exit 1; }
-        rps+=("$(awk '/^finished in/ { print $4 }' <<<"$out")")
-        p99+=("$(p99_of_log "$WORK/h2load.log")")
-        local failed
-        failed=$(awk '/^requests:/ { print $10 }' <<<"$out")
-        [[ $failed == 0 ]] || log "[$label] $failed requests failed"
-    done
-    echo "| $label | $(median "${rps[@]}") | $(median "${p99[@]}") |"
+record() { # INDEX RPS P99 (numbers)
+    eval "ROW_RPS_$1+=($2); ROW_P99_$1+=($3)"
 }
+
+# One round of a row: appends requests/s and p99 to the row's lists (ROW_RPS_<n>, ROW_P99_<n>).
+h2load_round() { # INDEX LABEL ARGS...
+    local index=$1 label=$2 out failed
+    shift 2
+    rm -f "$WORK/h2load.log"
+    out=$(taskset -c 1 h2load -t1 -D "$DURATION" --warm-up-time=1 -d "$WORK/body.json" \
+        -H 'Content-Type: application/json' --log-file="$WORK/h2load.log" "$@" "$URL" 2>&1)
+    grep -q "succeeded" <<<"$out" || { log "h2load failed: $out"; exit 1; }
+    failed=$(awk '/^requests:/ { print $10 }' <<<"$out")
+    [[ $failed == 0 ]] || log "[$label] $failed requests failed"
+    record "$index" "$(awk '/^finished in/ { print $4 }' <<<"$out")" "$(p99_of_log "$WORK/h2load.log")"
+}
+
+wrk_round() { # INDEX
+    local out
+    out=$(taskset -c 1 wrk -t1 -c64 -d"${DURATION}s" --latency -s "$ROOT/Benchmarks/http/query-fixed.lua" "http://127.0.0.1:$PORT")
+    record "$1" "$(awk '/^Requests\/sec/ { print $2 }' <<<"$out")" "$(wrk_p99_ms "$out")"
+}
+
+LABELS=(
+    "h2load, h2c, -c 64 -m 1"
+    "h2load --h1, HTTP/1.1, -c 64"
+    "h2load, h2c, -c 8 -m 8 (64 in flight)"
+    "h2load, h2c, -c 8 -m 32"
+    "wrk, HTTP/1.1, -c 64"
+)
+for index in "${!LABELS[@]}"; do eval "ROW_RPS_$index=(); ROW_P99_$index=()"; done
+# Round by round, every row once per round: a drift of the machine during the run touches every row alike.
+for run in $(seq "$BENCH_RUNS"); do
+    log "round $run/$BENCH_RUNS"
+    h2load_round 0 "${LABELS[0]}" -c 64 -m 1
+    h2load_round 1 "${LABELS[1]}" --h1 -c 64 -m 1
+    h2load_round 2 "${LABELS[2]}" -c 8 -m 8
+    h2load_round 3 "${LABELS[3]}" -c 8 -m 32
+    wrk_round 4
+done
 
 echo "| client, protocol, concurrency | requests/s | p99 ms |"
 echo "|---|---:|---:|"
-h2load_row "h2load, h2c, -c 64 -m 1" -c 64 -m 1
-h2load_row "h2load, h2c, -c 8 -m 8 (64 in flight)" -c 8 -m 8
-h2load_row "h2load, h2c, -c 8 -m 32" -c 8 -m 32
-h2load_row "h2load --h1, HTTP/1.1, -c 64" --h1 -c 64 -m 1
-rps=(); p99=()
-for run in $(seq "$BENCH_RUNS"); do
-    log "[wrk] run $run/$BENCH_RUNS"
-    out=$(taskset -c 1 wrk -t1 -c64 -d"${DURATION}s" --latency -s "$ROOT/Benchmarks/http/query-fixed.lua" "http://127.0.0.1:$PORT")
-    rps+=("$(awk '/^Requests\/sec/ { print $2 }' <<<"$out")")
-    p99+=("$(wrk_p99_ms "$out")")
+for index in "${!LABELS[@]}"; do
+    eval "rps=(\"\${ROW_RPS_${index}[@]}\"); p99=(\"\${ROW_P99_${index}[@]}\")"
+    echo "| ${LABELS[$index]} | $(median "${rps[@]}") | $(median "${p99[@]}") |"
 done
-echo "| wrk, HTTP/1.1, -c 64 | $(median "${rps[@]}") | $(median "${p99[@]}") |"
 echo
 echo "sqlited at its defaults (the request log at info, stderr to a file), server on CPU 0, client on CPU 1;" \
     "${DURATION}s per run, $BENCH_RUNS runs per row, medians. Load average before: $(cut -d' ' -f1-3 /proc/loadavg)."

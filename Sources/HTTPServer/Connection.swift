@@ -56,6 +56,8 @@ final class Connection: @unchecked Sendable {
     var prefaceProbe: [UInt8]?
     /// True while the streams of one read are dispatched: responses given on the loop meanwhile leave in one send.
     var collectingHTTP2Output = false
+    /// The events of the last read, taken from the session (their array kept for the next read).
+    var http2Events: [HTTP2Session.Event] = []
     /// HTTP/2 streams of this connection being answered on handler threads, and those waiting for their turn.
     var http2OnHandlerThreads = 0
     var http2Waiting: [(request: HTTPRequest, streamID: Int32)] = []

@@ -4,7 +4,14 @@
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     public typealias Element = (name: String, value: String)
 
-    private var fields: [Element]
+    /// A field as stored: a struct, not the `Element` tuple, so that destroying the list (once per request) is a
+    /// loop over a known layout instead of the runtime's generic tuple destruction per field.
+    fileprivate struct Field {
+        var name: String
+        var value: String
+    }
+
+    private var fields: [Field]
 
     /// Creates an empty set of fields.
     public init() {
@@ -19,7 +26,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Creates fields from name/value pairs, in order.
     public init(_ fields: [(String, String)]) {
-        self.fields = fields.map { (name: $0.0, value: $0.1) }
+        self.fields = fields.map { Field(name: $0.0, value: $0.1) }
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
@@ -49,13 +56,13 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
 
     /// Appends a field, keeping any existing fields of the same name.
     public mutating func add(name: String, value: String) {
-        fields.append((name: name, value: value))
+        fields.append(Field(name: name, value: value))
     }
 
     /// Replaces every field named `name` by one field with `value`.
     public mutating func set(name: String, value: String) {
         remove(name: name)
-        fields.append((name: name, value: value))
+        fields.append(Field(name: name, value: value))
     }
 
     /// Removes every field named `name`.
@@ -79,8 +86,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         }
     }
 
-    public func makeIterator() -> IndexingIterator<[Element]> {
-        fields.makeIterator()
+    public func makeIterator() -> Iterator {
+        Iterator(fields: fields.makeIterator())
+    }
+
+    /// The fields in order, as name/value pairs.
+    public struct Iterator: IteratorProtocol {
+        fileprivate var fields: IndexingIterator<[Field]>
+
+        public mutating func next() -> Element? {
+            fields.next().map { ($0.name, $0.value) }
+        }
     }
 
     public var description: String {

@@ -16,7 +16,8 @@ enum ResponseHead {
     private static let serverOwnedFields = [
         "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Date", "Upgrade", "Trailer",
     ]
-    private static let serverOwnedLengths = Set(serverOwnedFields.map(\.utf8.count))
+    /// Bit n set: some server-owned name has n bytes (a mask, not a `Set`: no hashing per field).
+    private static let serverOwnedLengths: UInt64 = serverOwnedFields.reduce(0) { $0 | 1 << $1.utf8.count }
 
     static func serialize(
         status: HTTPStatus,
@@ -71,14 +72,15 @@ enum ResponseHead {
         head.appendLiteral("\r\n")
     }
 
-    /// Appends an integer in decimal (a small string: no allocation).
-    private static func appendDecimal(_ value: Int, to head: inout [UInt8]) {
-        head.appendUTF8(String(value))
+    /// Appends an integer in decimal.
+    static func appendDecimal(_ value: Int, to head: inout [UInt8]) {
+        head.appendDecimal(value)
     }
 
     /// Whether `name` is one of `serverOwnedFields`; the length rules out most names before any comparison.
     static func isServerOwned(_ name: String) -> Bool {
-        serverOwnedLengths.contains(name.utf8.count)
+        let length = name.utf8.count
+        return length < 64 && serverOwnedLengths & (1 << length) != 0
             && serverOwnedFields.contains { HTTPHeaders.namesEqual($0, name) }
     }
 
@@ -110,6 +112,22 @@ extension [UInt8] {
     @inline(__always)
     mutating func appendLiteral(_ literal: StaticString) {
         append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends an integer in decimal, digit by digit (no string built).
+    mutating func appendDecimal(_ value: Int) {
+        guard value >= 0 else {
+            appendUTF8(String(value))
+            return
+        }
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     /// Appends a string's UTF-8 bytes with one copy (a `String.UTF8View` is appended byte by byte).

@@ -54,8 +54,8 @@ let http2PostHeaders: [UInt8] = [0x83, 0x86, 0x84, 0x41, 0x01, UInt8(ascii: "a")
         _ session: HTTP2Session
     ) -> [(streamID: Int32, headers: [(name: String, value: String)], body: [UInt8])] {
         session.events.compactMap { event in
-            guard case .request(let streamID, let headers, let body, _) = event else { return nil }
-            return (streamID, headers, body)
+            guard case .request(let streamID, let head, let body, _) = event else { return nil }
+            return (streamID, head.fields, body)
         }
     }
 

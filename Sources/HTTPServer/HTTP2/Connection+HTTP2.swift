@@ -106,14 +106,17 @@ extension Connection {
         // Responses given on the loop for the streams of this read leave together, after the loop below.
         collectingHTTP2Output = true
         defer { collectingHTTP2Output = false }
-        for event in session.events {
+        // Taken out of the session one by one (moved, not copied): each request's fields are released once.
+        session.takeEvents(swappingWith: &http2Events)
+        http2Events.reverse()
+        while let event = http2Events.popLast() {
             switch event {
-            case .request(let streamID, let headers, let body, let trailers):
+            case .request(let streamID, let head, let body, let trailers):
                 // A stream the client reset in the same read (rapid reset) costs no handler work.
                 guard session.isOpen(streamID) else { continue }
                 do {
                     var request = try HTTPRequest.fromHTTP2(
-                        headers: headers,
+                        head: head,
                         body: body,
                         limits: limits,
                         remoteAddress: remoteAddress
@@ -233,28 +236,23 @@ extension Connection {
     private func deliverHTTP2(_ response: HTTPResponse, body: [UInt8], method: String, streamID: Int32) {
         guard !closed, let session = http2 else { return }
         let hasContent = !response.status.forbidsContent
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(response.headers.count + 3)
-        fields.append(("date", HTTPDate.now()))
-        if let serverHeader = server.configuration.serverHeader, ResponseHead.isValidValue(serverHeader) {
-            fields.append(("server", serverHeader))
-        }
-        for (name, value) in response.headers {
-            guard !ResponseHead.isServerOwned(name), !HTTP2Upgrade.isConnectionSpecific(name),
-                ASCII.isTokenString(name), ResponseHead.isValidValue(value)
-            else { continue }
-            if server.configuration.serverHeader != nil && HTTPHeaders.namesEqual(name, "Server") { continue }
-            // HTTP/2 field names are lower case (RFC 9113 §8.2.1); most handlers' already are.
-            fields.append((name.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? name.lowercased() : name, value))
-        }
-        if hasContent { fields.append(("content-length", String(body.count))) }
+        let serverHeader = server.configuration.serverHeader
         do {
             try session.respond(
                 streamID: streamID,
                 status: Int(response.status.code),
-                headers: fields,
                 body: hasContent && method != "HEAD" ? body : []
-            )
+            ) { fields in
+                fields.append("date", HTTPDate.now())
+                if let serverHeader, ResponseHead.isValidValue(serverHeader) { fields.append("server", serverHeader) }
+                for (name, value) in response.headers {
+                    guard !ResponseHead.isServerOwned(name), !HTTP2Upgrade.isConnectionSpecific(name) else { continue }
+                    if serverHeader != nil && HTTPHeaders.namesEqual(name, "Server") { continue }
+                    // Lower-cased (RFC 9113 §8.2.1); dropped when not a token or when the value could split the head.
+                    fields.append(checkedName: name, value: value)
+                }
+                if hasContent { fields.append("content-length", decimal: body.count) }
+            }
         } catch {
             logger.debug("cannot queue an HTTP/2 response, closing", metadata: ["nghttp2_error": "\(error.code)"])
             close()

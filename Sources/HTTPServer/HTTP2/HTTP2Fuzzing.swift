@@ -67,9 +67,9 @@ public enum HTTP2Fuzzing {
             }
             for event in session.events {
                 switch event {
-                case .request(let streamID, let headers, let body, _):
+                case .request(let streamID, let head, let body, _):
                     let request = try? HTTPRequest.fromHTTP2(
-                        headers: headers,
+                        head: head,
                         body: body,
                         limits: limits,
                         remoteAddress: nil

@@ -13,12 +13,12 @@ import Glibc
 final class HTTP2Session {
     /// What `receive` found, in order.
     enum Event: Sendable {
-        /// A request stream whose header fields and body have all arrived. `headers` in arrival order, pseudo-header
-        /// fields (`:method`, `:path`, …) included; `trailers` from a HEADERS frame after the body, kept apart (as the
+        /// A request stream whose header fields and body have all arrived: `head` has the pseudo-header fields
+        /// (`:method`, `:path`, …) and the others in arrival order; `trailers` from a HEADERS frame after the body, kept apart (as the
         /// HTTP/1.1 parser keeps a chunked body's trailer section), never merged into `headers`.
         case request(
             streamID: Int32,
-            headers: [(name: String, value: String)],
+            head: HTTP2RequestHead,
             body: [UInt8],
             trailers: [(name: String, value: String)]
         )
@@ -32,8 +32,10 @@ final class HTTP2Session {
     /// A request stream still being received. A class: its header list and body grow in place (a struct taken out
     /// of the dictionary, changed and put back copied the whole body for every DATA frame).
     private final class IncomingStream {
-        var headers: [(name: String, value: String)]
+        var head = HTTP2RequestHead()
         var trailers: [(name: String, value: String)] = []
+        /// Fields received, trailers included.
+        var fieldCount = 0
         var headerListSize = 0
         /// The value of the first `content-length` field, when it is a number.
         var declaredLength: Int?
@@ -50,23 +52,22 @@ final class HTTP2Session {
 
         init(lastActivity: UInt64) {
             self.lastActivity = lastActivity
-            // A request's pseudo-header fields and a client's usual few: no regrowth per field.
-            headers = []
-            headers.reserveCapacity(12)
         }
     }
 
     private var session: OpaquePointer?
     private let limits: HTTPLimits
-    private var incoming: [Int32: IncomingStream] = [:]
+    private var incoming = StreamTable<IncomingStream>()
     /// The stream whose header block is being received: libnghttp2 delivers a block's fields one after the other,
     /// so each field finds its stream here rather than by hashing its id.
     private var receivingHeaders: (streamID: Int32, stream: IncomingStream)?
     /// Streams handed to the handler and not answered yet.
-    private(set) var answering: Set<Int32> = []
+    private(set) var answering = StreamTable<Void>()
     /// Response bodies not yet handed to libnghttp2 as DATA frames: the data provider reads from here as the
     /// peer's flow-control window allows.
-    private var pendingBodies: [Int32: ArraySlice<UInt8>] = [:]
+    private var pendingBodies = StreamTable<ArraySlice<UInt8>>()
+    /// The header block of the response being submitted, reused.
+    private var responseFields = HTTP2ResponseFields()
     private var controlFrames: FloodBudget
     private var resets: FloodBudget
     /// Events since the last `receive`.
@@ -225,38 +226,60 @@ final class HTTP2Session {
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > limits.maxHeadSize {
             stream.rejection = .headersTooLarge("request header list larger than \(limits.maxHeadSize) bytes")
-            stream.headers = []
-        } else if stream.headers.count + stream.trailers.count >= limits.maxHeaderCount {
+            stream.head = HTTP2RequestHead()
+        } else if stream.fieldCount >= limits.maxHeaderCount {
             stream.rejection = .headersTooLarge("more than \(limits.maxHeaderCount) header fields")
-            stream.headers = []
+            stream.head = HTTP2RequestHead()
         } else {
-            let field = (Self.fieldName(name), String(decoding: value, as: UTF8.self))
+            stream.fieldCount += 1
+            let value = String(decoding: value, as: UTF8.self)
+            if !isTrailer, let pseudo = Self.pseudoField(name) {
+                stream.head.set(pseudo, value)
+                return
+            }
+            let name = Self.fieldName(name)
             if isTrailer {
-                stream.trailers.append(field)
+                stream.trailers.append((name, value))
             } else {
                 // libnghttp2 passes field names in lower case (it refuses others, RFC 9113 §8.2.1).
-                if !stream.sawContentLength && name.count == 14 && field.0 == "content-length" {
+                if !stream.sawContentLength && name.utf8.count == 14 && name == "content-length" {
                     stream.sawContentLength = true
-                    stream.declaredLength = Int(field.1)
+                    stream.declaredLength = Int(value)
                 }
-                stream.headers.append(field)
+                stream.head.add(name: name, value: value)
             }
         }
     }
 
-    /// The names most requests carry, as constants: a name found here costs a comparison of its bytes instead of
-    /// building and validating a new string.
-    private static let commonFieldNames: [String] = [
-        ":method", ":path", ":scheme", ":authority", "accept", "accept-encoding", "content-type", "content-length",
-        "user-agent", "host", "authorization", "te",
-    ]
+    /// The pseudo-header field a received name is, by its bytes; nil for another field.
+    private static func pseudoField(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTP2RequestHead.PseudoField? {
+        guard let base = bytes.baseAddress, bytes.count > 1, base[0] == UInt8(ascii: ":") else { return nil }
+        func isName(_ known: StaticString) -> Bool { memcmp(base, known.utf8Start, known.utf8CodeUnitCount) == 0 }
+        switch bytes.count {
+        case 5 where isName(":path"): return .path
+        case 7 where isName(":method"): return .method
+        case 7 where isName(":scheme"): return .scheme
+        case 10 where isName(":authority"): return .authority
+        default: return .other
+        }
+    }
 
+    /// A received field name as a string: the names most requests carry are string literals (no string built or
+    /// validated; one comparison of bytes), any other is decoded.
     private static func fieldName(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard let base = bytes.baseAddress else { return "" }
-        for known in commonFieldNames where known.utf8.count == bytes.count {
-            var candidate = known
-            let same = candidate.withUTF8 { $0.baseAddress.map { memcmp($0, base, bytes.count) == 0 } ?? false }
-            if same { return known }
+        /// Whether the received name is `known` (the length is already known to match).
+        func isName(_ known: StaticString) -> Bool { memcmp(base, known.utf8Start, known.utf8CodeUnitCount) == 0 }
+        switch bytes.count {
+        case 2: if isName("te") { return "te" }
+        case 4: if isName("host") { return "host" }
+        case 6: if isName("accept") { return "accept" }
+        case 10: if isName("user-agent") { return "user-agent" }
+        case 12: if isName("content-type") { return "content-type" }
+        case 13: if isName("authorization") { return "authorization" }
+        case 14: if isName("content-length") { return "content-length" }
+        case 15: if isName("accept-encoding") { return "accept-encoding" }
+        default: break
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -317,12 +340,13 @@ final class HTTP2Session {
 
     private func complete(_ streamID: Int32) {
         guard let stream = incoming.removeValue(forKey: streamID), !stream.isRejected else { return }
+        stream.head.finish()
         answering.insert(streamID)
         requestCount += 1
         // Work asked for earns room for the control frames that go with it (window updates, a PING).
         controlFrames.credit(8)
         events.append(
-            .request(streamID: streamID, headers: stream.headers, body: stream.body, trailers: stream.trailers)
+            .request(streamID: streamID, head: stream.head, body: stream.body, trailers: stream.trailers)
         )
     }
 
@@ -334,6 +358,11 @@ final class HTTP2Session {
         guard floodDetected == nil else { return }
         floodDetected = flood
         _ = nghttp2_session_terminate_session(session, UInt32(NGHTTP2_ENHANCE_YOUR_CALM.rawValue))
+    }
+
+    /// Moves `events` out into `taken` (which must be empty) and keeps `taken`'s storage for the next events.
+    func takeEvents(swappingWith taken: inout [Event]) {
+        swap(&events, &taken)
     }
 
     // MARK: - State
@@ -356,14 +385,14 @@ final class HTTP2Session {
     /// When the request stream that has waited longest for its next bytes last received some (uptime
     /// nanoseconds); nil when no request is arriving.
     var oldestIncomingActivity: UInt64? {
-        incoming.values.lazy.filter { !$0.isRejected }.map(\.lastActivity).min()
+        incoming.entries.lazy.filter { !$0.value.isRejected }.map(\.value.lastActivity).min()
     }
 
     /// Streams still receiving their request whose last DATA (or HEADERS) arrived before `deadline`; each is
     /// marked rejected, so it is reported once.
     func stalledStreams(before deadline: UInt64) -> [Int32] {
         var stalled: [Int32] = []
-        for (streamID, stream) in incoming where !stream.isRejected && stream.lastActivity < deadline {
+        for (streamID, stream) in incoming.entries where !stream.isRejected && stream.lastActivity < deadline {
             stalled.append(streamID)
         }
         for streamID in stalled {
@@ -381,8 +410,8 @@ final class HTTP2Session {
     // MARK: - Sending
 
     /// Queues a response on `streamID`: a HEADERS frame (`:status` first, then `headers`), then `body` as DATA
-    /// frames under flow control, the last with END_STREAM (no DATA for an empty body). Header names must be lower
-    /// case. Returns false when the stream is gone (reset by the client): the response is dropped.
+    /// frames under flow control, the last with END_STREAM (no DATA for an empty body). Names are sent in lower
+    /// case; a field that is not a valid name and value is dropped. Returns false when the stream is gone (reset by the client): the response is dropped.
     @discardableResult
     func respond(
         streamID: Int32,
@@ -390,12 +419,28 @@ final class HTTP2Session {
         headers: [(name: String, value: String)],
         body: [UInt8]
     ) throws(ProtocolError) -> Bool {
+        try respond(streamID: streamID, status: status, body: body) { fields in
+            for (name, value) in headers { fields.append(checkedName: name, value: value) }
+        }
+    }
+
+    /// Queues a response whose header fields `addFields` appends after `:status` (into a block the session reuses
+    /// for every response: no strings or arrays built per response). Otherwise as
+    /// ``respond(streamID:status:headers:body:)``.
+    @discardableResult
+    func respond(
+        streamID: Int32,
+        status: Int,
+        body: [UInt8],
+        fields addFields: (inout HTTP2ResponseFields) -> Void
+    ) throws(ProtocolError) -> Bool {
         answering.remove(streamID)
         guard isOpen(streamID) else { return false }
-        let fields = (status: String(status), headers: headers)
+        responseFields.reset(status: status)
+        addFields(&responseFields)
         let result: Int32
         if body.isEmpty {
-            result = withNameValues(fields) { nameValues in
+            result = responseFields.withNameValues { nameValues in
                 nghttp2_submit_response(session, streamID, nameValues.baseAddress, nameValues.count, nil)
             }
         } else {
@@ -407,7 +452,7 @@ final class HTTP2Session {
                 }
                 return session.readBody(streamID: streamID, into: buffer, capacity: capacity, flags: flags)
             }
-            result = withNameValues(fields) { nameValues in
+            result = responseFields.withNameValues { nameValues in
                 nghttp2_submit_response(session, streamID, nameValues.baseAddress, nameValues.count, &provider)
             }
         }
@@ -450,49 +495,6 @@ final class HTTP2Session {
     func goAway() {
         let lastStreamID = nghttp2_session_get_last_proc_stream_id(session)
         _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID, 0, nil, 0)
-    }
-
-    /// Calls `body` with libnghttp2 name/value pairs for `:status` and `fields.headers` (nghttp2 copies them before
-    /// returning): every name and value in one byte buffer, the pairs in one array.
-    private func withNameValues<R>(
-        _ fields: (status: String, headers: [(name: String, value: String)]),
-        _ body: (UnsafeBufferPointer<nghttp2_nv>) -> R
-    ) -> R {
-        let status = ":status"
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(
-            fields.headers.reduce(status.utf8.count + fields.status.utf8.count) {
-                $0 + $1.name.utf8.count + $1.value.utf8.count
-            }
-        )
-        bytes.appendUTF8(status)
-        bytes.appendUTF8(fields.status)
-        for field in fields.headers {
-            bytes.appendUTF8(field.name)
-            bytes.appendUTF8(field.value)
-        }
-        return bytes.withUnsafeMutableBufferPointer { storage in
-            var cursor = storage.baseAddress!
-            func pair(_ nameLength: Int, _ valueLength: Int) -> nghttp2_nv {
-                let name = cursor
-                let value = cursor + nameLength
-                cursor = value + valueLength
-                return nghttp2_nv(
-                    name: name,
-                    value: value,
-                    namelen: nameLength,
-                    valuelen: valueLength,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-                )
-            }
-            var nameValues: [nghttp2_nv] = []
-            nameValues.reserveCapacity(fields.headers.count + 1)
-            nameValues.append(pair(status.utf8.count, fields.status.utf8.count))
-            for field in fields.headers {
-                nameValues.append(pair(field.name.utf8.count, field.value.utf8.count))
-            }
-            return nameValues.withUnsafeBufferPointer(body)
-        }
     }
 
     /// The bytes the session wants sent now (SETTINGS, ACKs, GOAWAY, responses), frame by frame until about

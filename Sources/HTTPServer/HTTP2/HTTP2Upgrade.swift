@@ -22,7 +22,14 @@ enum HTTP2Upgrade {
 
     /// Connection-specific fields, which HTTP/2 forbids (RFC 9113 §8.2.2): dropped from a handler's response.
     static func isConnectionSpecific(_ name: String) -> Bool {
-        connectionSpecificFields.contains { HTTPHeaders.namesEqual($0, name) }
+        let length = name.utf8.count
+        return length < 64 && connectionSpecificLengths & (1 << length) != 0
+            && connectionSpecificFields.contains { HTTPHeaders.namesEqual($0, name) }
+    }
+
+    /// Bit n set: some connection-specific name has n bytes (most names are ruled out by their length alone).
+    private static let connectionSpecificLengths: UInt64 = connectionSpecificFields.reduce(0) {
+        $0 | 1 << $1.utf8.count
     }
 
     private static let connectionSpecificFields = [

@@ -11,25 +11,20 @@ extension HTTPRequest {
         limits: HTTPLimits,
         remoteAddress: String?
     ) throws(RequestParser.Rejection) -> HTTPRequest {
-        var method: String?
-        var target: String?
-        var authority: String?
-        var host: String?
-        var headers = HTTPHeaders(capacity: fields.count)
-        for field in fields {
-            // libnghttp2 passes names in lower case and the pseudo-header fields first (RFC 9113 §8.2.1, §8.3).
-            guard field.name.utf8.first == UInt8(ascii: ":") else {
-                if host == nil && field.name == "host" { host = field.value }
-                headers.add(name: field.name, value: field.value)
-                continue
-            }
-            switch field.name {
-            case ":method": method = field.value
-            case ":path": target = field.value
-            case ":authority": authority = field.value
-            default: break  // :scheme
-            }
-        }
+        try fromHTTP2(head: HTTP2RequestHead(fields), body: body, limits: limits, remoteAddress: remoteAddress)
+    }
+
+    /// The request of a stream whose header section the session gathered in `head`.
+    static func fromHTTP2(
+        head: HTTP2RequestHead,
+        body: [UInt8],
+        limits: HTTPLimits,
+        remoteAddress: String?
+    ) throws(RequestParser.Rejection) -> HTTPRequest {
+        let method = head.method
+        let target = head.path
+        let authority = head.authority
+        let host = head.host
         guard let method, !method.isEmpty, method.utf8.allSatisfy(ASCII.isTokenCharacter) else {
             throw .badRequest("invalid :method")
         }
@@ -47,7 +42,6 @@ extension HTTPRequest {
             guard HostSyntax.isValid(authority.utf8, allowingEmpty: false) else {
                 throw .badRequest("invalid :authority")
             }
-            if host == nil { headers.add(name: "host", value: authority) }
         }
         if let host, !HostSyntax.isValid(host.utf8, allowingEmpty: true) {
             throw .badRequest("invalid host header field")
@@ -72,7 +66,7 @@ extension HTTPRequest {
         } else {
             request.query = []
         }
-        request.headers = headers
+        request.headers = head.headers
         request.body = body
         request.keepAlive = true
         return request
