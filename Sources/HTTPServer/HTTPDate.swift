@@ -9,6 +9,7 @@ enum HTTPDate {
     private final class Cache {
         var second = -1
         var text = ""
+        var bytes: [UInt8] = []
     }
 
     private static let key: pthread_key_t = {
@@ -21,6 +22,16 @@ enum HTTPDate {
 
     /// The current time as `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func now() -> String {
+        current().text
+    }
+
+    /// Appends the current time's bytes (as `now()`), copied from the thread's cache without a string.
+    static func appendNow(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: current().bytes)
+    }
+
+    /// This thread's cache, formatted for the current second.
+    private static func current() -> Cache {
         let cache: Cache
         if let pointer = pthread_getspecific(key) {
             cache = Unmanaged<Cache>.fromOpaque(pointer).takeUnretainedValue()
@@ -32,8 +43,9 @@ enum HTTPDate {
         if cache.second != second {
             cache.second = second
             cache.text = format(second)
+            cache.bytes = Array(cache.text.utf8)
         }
-        return cache.text
+        return cache
     }
 
     static func format(_ seconds: Int) -> String {

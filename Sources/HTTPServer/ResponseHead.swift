@@ -35,7 +35,7 @@ enum ResponseHead {
         head.append(ASCII.space)
         head.appendUTF8(sanitizedReason(status.reasonPhrase))
         head.appendLiteral("\r\nDate: ")
-        head.appendUTF8(HTTPDate.now())
+        HTTPDate.appendNow(to: &head)
         head.appendLiteral("\r\n")
         if let serverHeader, isValidValue(serverHeader) {
             appendField("Server", serverHeader, to: &head)

@@ -243,7 +243,7 @@ extension Connection {
                 status: Int(response.status.code),
                 body: hasContent && method != "HEAD" ? body : []
             ) { fields in
-                fields.append("date", HTTPDate.now())
+                fields.appendDate()
                 if let serverHeader, ResponseHead.isValidValue(serverHeader) { fields.append("server", serverHeader) }
                 for (name, value) in response.headers {
                     guard !ResponseHead.isServerOwned(name), !HTTP2Upgrade.isConnectionSpecific(name) else { continue }

@@ -35,6 +35,14 @@ struct HTTP2ResponseFields {
         lengths.append((name.utf8CodeUnitCount, bytes.count - start))
     }
 
+    /// Appends `date` with the current time (RFC 9110 §6.6.1).
+    mutating func appendDate() {
+        bytes.appendLiteral("date")
+        let start = bytes.count
+        HTTPDate.appendNow(to: &bytes)
+        lengths.append((4, bytes.count - start))
+    }
+
     /// Appends a field whose value is a non-negative decimal number.
     mutating func append(_ name: StaticString, decimal value: Int) {
         bytes.appendLiteral(name)
@@ -50,19 +58,26 @@ struct HTTP2ResponseFields {
     mutating func append(checkedName name: String, value: String) -> Bool {
         var name = name
         var value = value
-        var hasUpperCase = false
-        let validName = name.withUTF8 { name in
-            !name.isEmpty
-                && name.allSatisfy { byte in
-                    hasUpperCase = hasUpperCase || (byte >= 0x41 && byte <= 0x5A)
-                    return ASCII.isTokenCharacter(byte)
-                }
+        // 0: not a token; 1: a token in lower case; 2: a token with upper-case letters.
+        let nameKind = name.withUTF8 { name -> Int in
+            guard !name.isEmpty else { return 0 }
+            var upper = false
+            for byte in name {
+                guard ASCII.isTokenCharacter(byte) else { return 0 }
+                upper = upper || (byte >= 0x41 && byte <= 0x5A)
+            }
+            return upper ? 2 : 1
         }
-        guard validName, value.withUTF8({ $0.allSatisfy(ASCII.isFieldValueCharacter) }) else { return false }
+        guard nameKind != 0 else { return false }
+        let validValue = value.withUTF8 { value in
+            for byte in value where !ASCII.isFieldValueCharacter(byte) { return false }
+            return true
+        }
+        guard validValue else { return false }
         let start = bytes.count
         bytes.appendUTF8(name)
         let nameLength = bytes.count - start
-        if hasUpperCase {
+        if nameKind == 2 {
             bytes.withUnsafeMutableBufferPointer { bytes in
                 for index in start..<start + nameLength { bytes[index] = ASCII.lowercased(bytes[index]) }
             }

@@ -66,6 +66,8 @@ final class HTTP2Session {
     /// Response bodies not yet handed to libnghttp2 as DATA frames: the data provider reads from here as the
     /// peer's flow-control window allows.
     private var pendingBodies = StreamTable<ArraySlice<UInt8>>()
+    /// The strings of the last request's header values, reused when the next request sends the same.
+    private var values = HeaderValueCache()
     /// The header block of the response being submitted, reused.
     private var responseFields = HTTP2ResponseFields()
     private var controlFrames: FloodBudget
@@ -231,8 +233,8 @@ final class HTTP2Session {
             stream.rejection = .headersTooLarge("more than \(limits.maxHeaderCount) header fields")
             stream.head = HTTP2RequestHead()
         } else {
+            let value = isTrailer ? String(decoding: value, as: UTF8.self) : values.string(for: value, at: stream.fieldCount)
             stream.fieldCount += 1
-            let value = String(decoding: value, as: UTF8.self)
             if !isTrailer, let pseudo = Self.pseudoField(name) {
                 stream.head.set(pseudo, value)
                 return
