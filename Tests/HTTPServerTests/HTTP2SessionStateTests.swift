@@ -89,7 +89,10 @@ import Testing
         fields.withNameValues { nameValues in
             for pair in nameValues {
                 let name = String(decoding: UnsafeBufferPointer(start: pair.name, count: pair.namelen), as: UTF8.self)
-                let value = String(decoding: UnsafeBufferPointer(start: pair.value, count: pair.valuelen), as: UTF8.self)
+                let value = String(
+                    decoding: UnsafeBufferPointer(start: pair.value, count: pair.valuelen),
+                    as: UTF8.self
+                )
                 pairs.append("\(name)=\(value)")
             }
         }

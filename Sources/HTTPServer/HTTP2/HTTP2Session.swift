@@ -233,7 +233,8 @@ final class HTTP2Session {
             stream.rejection = .headersTooLarge("more than \(limits.maxHeaderCount) header fields")
             stream.head = HTTP2RequestHead()
         } else {
-            let value = isTrailer ? String(decoding: value, as: UTF8.self) : values.string(for: value, at: stream.fieldCount)
+            let value =
+                isTrailer ? String(decoding: value, as: UTF8.self) : values.string(for: value, at: stream.fieldCount)
             stream.fieldCount += 1
             if !isTrailer, let pseudo = Self.pseudoField(name) {
                 stream.head.set(pseudo, value)
