@@ -27,6 +27,20 @@ public final class ClusterClient: Sendable {
         public var connection: DqliteConnection.Options
         /// The most idle connections kept open to the leader.
         public var maxIdleConnections: Int
+        /// `PRAGMA query_only` for every connection, run right after OPEN, before the connection serves a call;
+        /// `nil` runs nothing.
+        ///
+        /// `true` makes a read client: on the leader, any write through it (sent to
+        /// ``ClusterClient/query(_:parameters:)`` or ``ClusterClient/exec(_:parameters:)``) fails before it
+        /// changes anything, so nothing is replicated. This is how the read-only rule of `POST /query` holds in
+        /// cluster mode, where no node but the leader can prepare the SQL to check it. On a leader with
+        /// SQLiteService's `LeaderPolicy`, a write fails when it is prepared, with `SQLITE_AUTH` (23) "not
+        /// authorized", like a policy denial; what gets past the authorizer (`BEGIN IMMEDIATE`, `PRAGMA
+        /// user_version = 1`) fails with SQLite's own `SQLITE_READONLY` (8). This first statement also seals the
+        /// setting there: later statements may read `query_only` but not change it, so a caller cannot lift the
+        /// rule. A write client should set `false` for the same reason: without it, a caller's first statement on
+        /// a new connection could set `query_only` and leave a pooled writer connection refusing writes.
+        public var queryOnly: Bool?
 
         public init(
             database: String,
@@ -35,12 +49,14 @@ public final class ClusterClient: Sendable {
                 connectTimeout: .seconds(2),
                 requestTimeout: .seconds(10)
             ),
-            maxIdleConnections: Int = 8
+            maxIdleConnections: Int = 8,
+            queryOnly: Bool? = nil
         ) {
             self.database = database
             self.callTimeout = callTimeout
             self.connection = connection
             self.maxIdleConnections = maxIdleConnections
+            self.queryOnly = queryOnly
         }
     }
 
@@ -300,6 +316,9 @@ public final class ClusterClient: Sendable {
     ) throws(DqliteError) -> PooledConnection {
         do {
             let database = try connection.open(options.database)
+            if let queryOnly = options.queryOnly {
+                _ = try connection.exec(sql: "PRAGMA query_only = \(queryOnly ? 1 : 0)", database: database)
+            }
             return PooledConnection(
                 connection: connection,
                 database: database,
