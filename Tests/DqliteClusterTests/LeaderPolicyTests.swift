@@ -79,6 +79,18 @@ struct LeaderPolicyTests {
                 "\(hostile.sql.prefix(80)): \(refused?.message ?? "")"
             )
         }
+        // Refused at a step of a query (a read): a failure, on a connection that stays usable.
+        let failingReads: [(sql: String, code: UInt64, message: String)] = [
+            ("SELECT zeroblob(20000000)", Self.sqliteTooBig, "string or blob too big"),
+            ("SELECT printf('%.*c', 2000000000, 'x')", Self.sqliteTooBig, "printf()"),
+            ("SELECT v FROM t UNION ALL SELECT abs(-9223372036854775808)", Self.sqliteError, "integer overflow"),
+        ]
+        for read in failingReads {
+            let refused = clusterError { try client.query(read.sql) }
+            #expect(refused?.kind == .failure, "\(read.sql)")
+            #expect(refused?.code == read.code, "\(read.sql)")
+            #expect(refused?.message.hasPrefix(read.message) == true, "\(read.sql): \(refused?.message ?? "")")
+        }
         #expect(try client.query("SELECT id, v FROM t").rows == [[.integer(1), .text("a")]])
         #expect(try client.query("SELECT name FROM sqlite_schema").rows == [[.text("t")]])
         #expect(try client.query("PRAGMA foreign_keys").rows == [[.integer(1)]])
