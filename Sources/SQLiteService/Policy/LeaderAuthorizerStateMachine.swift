@@ -19,10 +19,9 @@ import SQLiteEngine
 ///
 /// That denial comes before `query_only`'s own `SQLITE_READONLY` (which stays, underneath) because of how dqlite
 /// 1.11 answers QUERY: a statement without result columns (`DELETE`) is refused unrun with `SQLITE_ERROR` "not an
-/// error", and one whose first step fails after its column names were encoded (`INSERT … RETURNING` on a
-/// read-only connection) gets a failure response with those names left in front of it, which the wire client
-/// rejects as malformed and closes the connection. Denied at prepare, every write fails alike, with
-/// `SQLITE_AUTH`, and the connection stays usable.
+/// error", while one with columns (`INSERT … RETURNING`) starts and fails at its first step with
+/// `SQLITE_READONLY`, its failure sent after the column header dqlite had begun. Denied at prepare, every write
+/// fails alike, with `SQLITE_AUTH`, whether it comes as a query or an exec.
 ///
 /// Confined to its connection's thread, like the authorizer that drives it.
 final class LeaderAuthorizerStateMachine {
