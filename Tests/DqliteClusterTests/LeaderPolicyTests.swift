@@ -142,8 +142,10 @@ struct LeaderPolicyTests {
         #expect(try reader.query("SELECT v FROM t").rows == [[.integer(1)]])
         #expect(try reader.query("PRAGMA query_only").rows == [[.integer(1)]])
         // Writes are denied when prepared (SQLITE_AUTH), whether sent as a query or an exec.
-        for sql in ["DELETE FROM t", "INSERT INTO t VALUES (2) RETURNING v", "UPDATE t SET v = 3", "CREATE TABLE u(x)"]
-        {
+        for sql in [
+            "DELETE FROM t", "INSERT INTO t VALUES (2) RETURNING v", "UPDATE t SET v = 3", "CREATE TABLE u(x)",
+            "PRAGMA user_version = 9",
+        ] {
             let refused = clusterError { try reader.query(sql) }
             #expect(refused?.kind == .failure, "\(sql)")
             #expect(refused?.code == Self.sqliteAuth, "\(sql)")
@@ -152,7 +154,7 @@ struct LeaderPolicyTests {
             #expect(refusedExec?.code == Self.sqliteAuth, "\(sql)")
         }
         // What the authorizer lets through meets query_only: SQLITE_READONLY.
-        for sql in ["PRAGMA user_version = 9", "BEGIN IMMEDIATE"] {
+        for sql in ["BEGIN IMMEDIATE", "BEGIN EXCLUSIVE"] {
             let refused = clusterError { try reader.exec(sql) }
             #expect(refused?.kind == .failure, "\(sql)")
             #expect(refused?.code == Self.sqliteReadOnly, "\(sql)")
@@ -172,6 +174,31 @@ struct LeaderPolicyTests {
         #expect(writer.leader?.id != oldLeader.id)
         #expect(try reader.query("SELECT count(*) FROM t").rows == [[.integer(2)]])
         #expect(clusterError { try reader.exec("DELETE FROM t") }?.code == Self.sqliteAuth)
+    }
+
+    /// Checks `isReadOnly`, by which a caller tells a read from a write before choosing query or exec: reads
+    /// (including a pure `WITH`) prepare on the read client, writes (also `INSERT … RETURNING`, `WITH … DELETE`) and
+    /// policy denials do not, and nothing ran; a write client cannot answer.
+    @Test func isReadOnly_tellsReadsFromWrites_runningNothing() throws {
+        let members = try formCluster()
+        let writer = client(members, queryOnly: false)
+        let reader = client(members, queryOnly: true)
+        _ = try writer.exec("CREATE TABLE t(v INTEGER)")
+        _ = try writer.exec("INSERT INTO t VALUES (1)")
+        for sql in ["SELECT v FROM t", "WITH c(x) AS (SELECT 1) SELECT x FROM c", "PRAGMA user_version", "BEGIN"] {
+            #expect(try reader.isReadOnly(sql), "\(sql)")
+        }
+        for sql in [
+            "INSERT INTO t VALUES (2) RETURNING v", "DELETE FROM t", "UPDATE t SET v = 3 RETURNING v",
+            "WITH c(x) AS (SELECT 1) DELETE FROM t WHERE v IN c", "CREATE TABLE u(x)", "DROP TABLE t",
+            "ATTACH DATABASE 'file:x?mode=memory' AS x", "PRAGMA user_version = 2",
+        ] {
+            #expect(try !reader.isReadOnly(sql), "\(sql)")
+        }
+        #expect(clusterError { try reader.isReadOnly("SELECT * FROM missing") }?.kind == .failure)
+        #expect(clusterError { try writer.isReadOnly("SELECT 1") }?.kind == .invalidArgument)
+        #expect(try writer.query("SELECT v FROM t").rows == [[.integer(1)]])
+        #expect(try writer.query("SELECT count(*) FROM sqlite_schema").rows == [[.integer(1)]])
     }
 
     /// Checks that connections dqlite did not open keep their own settings: an engine connection opened after

@@ -15,7 +15,8 @@ import SQLiteEngine
 /// `ClusterClient` with `queryOnly` set makes a connection read-only, or seals it writable, before any caller's
 /// statement; afterwards `query_only` may only be read, so a client cannot lift the read-only rule of a connection
 /// nor impose it on a pooled writer's. Everything else is decided by the SQL policy (`serving`), and on a
-/// connection made read-only every action that writes is denied as well, when the statement is prepared.
+/// connection made read-only every action that writes is denied as well, when the statement is prepared (and the
+/// policy applies its reader rules there: no pragma may be set).
 ///
 /// That denial comes before `query_only`'s own `SQLITE_READONLY` (which stays, underneath) because of how dqlite
 /// 1.11 answers QUERY: a statement without result columns (`DELETE`) is refused unrun with `SQLITE_ERROR` "not an

@@ -11,7 +11,7 @@ import Synchronization
 /// - defensive mode on, trusted schema off, double-quoted string literals off, extension loading off;
 /// - the limits of ``SQLiteService/prepareConnection(_:role:limits:)`` (``ServiceLimits/connectionLimits``);
 /// - the authorizer rules of the writer (``SQLPolicy/denialReason(for:role:)``): a leader connection serves reads
-///   and writes alike. `BEGIN`, `COMMIT` and `ROLLBACK` stay allowed, as on the service's own connections (the
+///   and writes alike (those of a reader once it was made read-only). `BEGIN`, `COMMIT` and `ROLLBACK` stay allowed, as on the service's own connections (the
 ///   service refuses them per endpoint from the SQL text, before sending it): ``ClusterClient`` runs a
 ///   transaction's as statements on the leader connection;
 /// - the function guards (``FunctionGuard``), and `load_extension` replaced by a stub that refuses.
@@ -72,7 +72,8 @@ public enum LeaderPolicy {
             case .denyWrite:
                 return .deny
             case .applyPolicy:
-                return SQLPolicy.denialReason(for: context, role: .writer) == nil ? .ok : .deny
+                let role: SQLPolicy.Role = machine.isReadOnly ? .reader : .writer
+                return SQLPolicy.denialReason(for: context, role: role) == nil ? .ok : .deny
             }
         }
         try FunctionGuard.install(on: db, maxValueLength: limits.maxValueLength)
