@@ -134,7 +134,8 @@ public final class ClusterClient: Sendable {
     /// Whether the first statement of `sql` only reads, found by preparing it (PREPARE, then FINALIZE; nothing runs)
     /// on a leader connection of this read client, where SQLiteService's `LeaderPolicy` denies every writing
     /// action when a statement is prepared: `true` when it prepares, `false` when the leader answers
-    /// `SQLITE_AUTH` (the statement writes, or the policy refuses it anyway).
+    /// `SQLITE_AUTH` (the statement writes, or the policy refuses it anyway). Without that policy on the leader every
+    /// statement prepares and the answer is always `true`: every node must register it before it starts.
     ///
     /// This is how a caller chooses between ``query(_:parameters:)`` and ``exec(_:parameters:)`` for SQL it cannot
     /// prepare itself, on a leader where a statement that writes must never be sent as a query on a writable
