@@ -152,10 +152,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Real dqlite nodes in the test process, formed into a cluster and driven through DqliteCluster; plus a
-        // scripted fake server for the retry rules.
+        // scripted fake server for the retry rules. SQLiteService for the SQL policy on the leader's connections.
         .testTarget(
             name: "DqliteClusterTests",
-            dependencies: ["DqliteCluster", "DqliteNode", "DqliteClient", "LoopbackTestSupport"],
+            dependencies: [
+                "DqliteCluster", "DqliteNode", "DqliteClient", "LoopbackTestSupport", "SQLiteService", "SQLiteEngine",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -64,9 +64,46 @@ public enum DqliteResponse: Sendable, Hashable {
         var reader = WireReader(body)
         let response = try decodeFields(type: type, from: &reader)
         guard reader.isAtEnd else {
+            if type == 0, let failure = decodeFailureAfterColumns(body) {
+                return failure
+            }
             throw .violation("\(reader.remaining) bytes left over after a response of type \(type)")
         }
         return response
+    }
+
+    /// A failure that dqlite 1.11 wrote after the start of a ROWS response, or `nil` when `body` is not that.
+    ///
+    /// When a statement run by QUERY or QUERY_SQL fails at a step (a run-time error such as `integer overflow`,
+    /// `SQLITE_TOOBIG`, `SQLITE_READONLY`), dqlite 1.11 has already put the column count, the names and the rows
+    /// stepped so far in the response buffer (`query__batch` in `src/query.c`), appends the failure to them and
+    /// sends it all as a FAILURE. The server is done with the statement, so the connection stays usable.
+    ///
+    /// The body must start with a column header; the failure is the word-aligned code (non-zero, at most 24 bits:
+    /// an SQLite extended code) and message that end the body exactly. It is found from the front: before the
+    /// real code word, the zero bytes of that word end any candidate message early; after it, the words of the
+    /// message are not codes.
+    static func decodeFailureAfterColumns(_ body: [UInt8]) -> Self? {
+        var header = WireReader(body)
+        guard let count = try? header.readUInt64("the column count"), count > 0,
+            count <= UInt64(header.remaining / 8)
+        else {
+            return nil
+        }
+        for _ in 0..<count {
+            guard (try? header.readText("a column name")) != nil else { return nil }
+        }
+        var offset = body.count - header.remaining
+        while offset + 16 <= body.count {
+            var reader = WireReader(Array(body[offset...]))
+            if let code = try? reader.readUInt64("the failure code"), code > 0, code < 1 << 24,
+                let message = try? reader.readText("the failure message"), !message.isEmpty, reader.isAtEnd
+            {
+                return .failure(code: code, message: message)
+            }
+            offset += 8
+        }
+        return nil
     }
 
     /// The whole message: header, then body (as the server writes it; used by tests and fakes).

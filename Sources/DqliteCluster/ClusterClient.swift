@@ -27,6 +27,20 @@ public final class ClusterClient: Sendable {
         public var connection: DqliteConnection.Options
         /// The most idle connections kept open to the leader.
         public var maxIdleConnections: Int
+        /// `PRAGMA query_only` for every connection, run right after OPEN, before the connection serves a call;
+        /// `nil` runs nothing.
+        ///
+        /// `true` makes a read client: on the leader, any write through it (sent to
+        /// ``ClusterClient/query(_:parameters:)`` or ``ClusterClient/exec(_:parameters:)``) fails before it
+        /// changes anything, so nothing is replicated. This is how the read-only rule of `POST /query` holds in
+        /// cluster mode, where no node but the leader can prepare the SQL to check it. On a leader with
+        /// SQLiteService's `LeaderPolicy`, a write fails when it is prepared, with `SQLITE_AUTH` (23) "not
+        /// authorized", like a policy denial (setting a pragma included); what gets past the authorizer (`BEGIN
+        /// IMMEDIATE`) fails with SQLite's own `SQLITE_READONLY` (8). This first statement also seals the
+        /// setting there: later statements may read `query_only` but not change it, so a caller cannot lift the
+        /// rule. A write client should set `false` for the same reason: without it, a caller's first statement on
+        /// a new connection could set `query_only` and leave a pooled writer connection refusing writes.
+        public var queryOnly: Bool?
 
         public init(
             database: String,
@@ -35,12 +49,14 @@ public final class ClusterClient: Sendable {
                 connectTimeout: .seconds(2),
                 requestTimeout: .seconds(10)
             ),
-            maxIdleConnections: Int = 8
+            maxIdleConnections: Int = 8,
+            queryOnly: Bool? = nil
         ) {
             self.database = database
             self.callTimeout = callTimeout
             self.connection = connection
             self.maxIdleConnections = maxIdleConnections
+            self.queryOnly = queryOnly
         }
     }
 
@@ -114,6 +130,47 @@ public final class ClusterClient: Sendable {
             try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
         }
     }
+
+    /// Whether the first statement of `sql` only reads, found by preparing it (PREPARE, then FINALIZE; nothing runs)
+    /// on a leader connection of this read client, where SQLiteService's `LeaderPolicy` denies every writing
+    /// action when a statement is prepared: `true` when it prepares, `false` when the leader answers
+    /// `SQLITE_AUTH` (the statement writes, or the policy refuses it anyway). Without that policy on the leader every
+    /// statement prepares and the answer is always `true`: every node must register it before it starts.
+    ///
+    /// This is how a caller chooses between ``query(_:parameters:)`` and ``exec(_:parameters:)`` for SQL it cannot
+    /// prepare itself, on a leader where a statement that writes must never be sent as a query on a writable
+    /// connection: dqlite 1.11 then commits it outside Raft (the rows come back, the change is not replicated) and
+    /// its next request aborts the process (`vfsFileShmLock: Assertion wal->n_tx == 0`, measured with
+    /// `INSERT … RETURNING`). The answer reflects the committed schema: a statement on a table created inside a
+    /// caller's open transaction fails here with "no such table"; send such statements with exec.
+    ///
+    /// - Throws: ``ClusterError`` `.invalidArgument` when the client is not a read client (``Options/queryOnly``
+    ///   `true`), `.failure` when the leader refuses the statement otherwise (a syntax error, no such table),
+    ///   `.unavailable`.
+    public func isReadOnly(_ sql: String) throws(ClusterError) -> Bool {
+        guard options.queryOnly == true else {
+            throw ClusterError(
+                kind: .invalidArgument,
+                message: "isReadOnly needs a read client (Options.queryOnly true)",
+                sql: sql
+            )
+        }
+        return try run(sql: sql, isWrite: false) { (pooled) throws(DqliteError) -> Bool in
+            do throws(DqliteError) {
+                let statement = try pooled.connection.prepare(sql, database: pooled.database)
+                try pooled.connection.finalize(statement)
+                return true
+            } catch {
+                if error.kind == .failure, error.code & 0xff == Self.sqliteAuth {
+                    return false
+                }
+                throw error
+            }
+        }
+    }
+
+    /// `SQLITE_AUTH`: the leader's authorizer denied the statement.
+    private static let sqliteAuth: UInt64 = 23
 
     /// Runs `body` in a transaction on one leader connection: BEGIN, the body's statements, COMMIT; ROLLBACK when
     /// the body throws. Finding the leader and BEGIN are retried within the call timeout; nothing after.
@@ -300,6 +357,9 @@ public final class ClusterClient: Sendable {
     ) throws(DqliteError) -> PooledConnection {
         do {
             let database = try connection.open(options.database)
+            if let queryOnly = options.queryOnly {
+                _ = try connection.exec(sql: "PRAGMA query_only = \(queryOnly ? 1 : 0)", database: database)
+            }
             return PooledConnection(
                 connection: connection,
                 database: database,

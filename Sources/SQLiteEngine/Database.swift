@@ -24,6 +24,9 @@ public final class Database {
 
     /// Interrupts this connection's running statement from any thread; stays valid across close and reopen.
     public let interruptHandle = InterruptHandle()
+    /// Whether this object opened the `sqlite3*` and closes it: false for a connection other code opened, seen
+    /// through ``AutoExtension`` (see ``init(borrowing:)``).
+    let ownsConnection: Bool
 
     /// Opens a connection.
     ///
@@ -37,11 +40,31 @@ public final class Database {
         self.configuration = configuration
         self.statementCache = StatementCache(capacity: configuration.statementCacheSize)
         self.currentBusyTimeout = configuration.busyTimeout
+        self.ownsConnection = true
         try open()
     }
 
+    /// Wraps a connection that other code opened and will close (a C library's, seen by ``AutoExtension``).
+    ///
+    /// The object only installs things on it: it applies no configuration, keeps no statement cache, and never
+    /// closes the handle (``close()`` only stops using it; ``open()`` cannot reopen it). Hooks installed through
+    /// it (an authorizer) live as long as this object, so whoever installs them must keep it alive until the
+    /// connection closes; functions are released by SQLite itself when it closes.
+    init(borrowing handle: OpaquePointer) {
+        self.path = sqlite3_db_filename(handle, "main").map { String(cString: $0) } ?? ""
+        var configuration = Configuration()
+        configuration.statementCacheSize = 0
+        self.configuration = configuration
+        self.statementCache = StatementCache(capacity: 0)
+        self.currentBusyTimeout = configuration.busyTimeout
+        self.ownsConnection = false
+        self.connection = Connection(handle: handle)
+    }
+
     deinit {
-        try? close()
+        if ownsConnection {
+            try? close()
+        }
     }
 
     /// Whether the connection is open.
@@ -67,6 +90,9 @@ public final class Database {
     public func open() throws {
         if connection != nil {
             return
+        }
+        guard ownsConnection else {
+            throw DatabaseError.databaseClosed
         }
         var handle: OpaquePointer?
         // Extended result codes are always on: DatabaseError needs them, and the flag makes even the open's error
@@ -96,15 +122,7 @@ public final class Database {
 
     private func setUp(_ connection: Connection, _ handle: OpaquePointer) throws {
         sqlite3_extended_result_codes(handle, 1)
-        try setDatabaseConfig(handle, SQLITE_DBCONFIG_DEFENSIVE, configuration.defensive)
-        try setDatabaseConfig(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, configuration.trustedSchema)
-        try setDatabaseConfig(handle, SQLITE_DBCONFIG_DQS_DML, configuration.doubleQuotedStringLiterals)
-        try setDatabaseConfig(handle, SQLITE_DBCONFIG_DQS_DDL, configuration.doubleQuotedStringLiterals)
-        try setDatabaseConfig(handle, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, configuration.extensionLoading)
-        try connection.check(sqlite3_enable_load_extension(handle, configuration.extensionLoading ? 1 : 0))
-        for (limit, value) in configuration.limits {
-            sqlite3_limit(handle, limit.sqliteValue, value)
-        }
+        try applyConnectionOptions(configuration)
         applyBusyTimeout(currentBusyTimeout)
         try execute(sql: configuration.foreignKeys ? "PRAGMA foreign_keys = ON" : "PRAGMA foreign_keys = OFF")
         if let journalMode = configuration.journalMode {
@@ -116,6 +134,26 @@ public final class Database {
         try configuration.prepareDatabase?(self)
         // Statements of the set-up should neither occupy the cache nor count in its statistics.
         statementCache = StatementCache(capacity: configuration.statementCacheSize)
+    }
+
+    /// Applies the settings of `configuration` that run no statement: defensive mode, trusted schema, double-quoted
+    /// string literals, extension loading (C API and SQL function) and the limits.
+    ///
+    /// ``init(path:configuration:)`` applies them at open; this is for a connection other code opened
+    /// (``AutoExtension``), whose own configuration is not applied.
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/c3ref/c_dbconfig_defensive.html>
+    public func applyConnectionOptions(_ configuration: Configuration) throws {
+        let (connection, handle) = try openConnection()
+        try setDatabaseConfig(handle, SQLITE_DBCONFIG_DEFENSIVE, configuration.defensive)
+        try setDatabaseConfig(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, configuration.trustedSchema)
+        try setDatabaseConfig(handle, SQLITE_DBCONFIG_DQS_DML, configuration.doubleQuotedStringLiterals)
+        try setDatabaseConfig(handle, SQLITE_DBCONFIG_DQS_DDL, configuration.doubleQuotedStringLiterals)
+        try setDatabaseConfig(handle, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, configuration.extensionLoading)
+        try connection.check(sqlite3_enable_load_extension(handle, configuration.extensionLoading ? 1 : 0))
+        for (limit, value) in configuration.limits {
+            sqlite3_limit(handle, limit.sqliteValue, value)
+        }
     }
 
     private func setDatabaseConfig(_ handle: OpaquePointer, _ option: Int32, _ enabled: Bool) throws {
@@ -131,6 +169,11 @@ public final class Database {
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/c3ref/close.html>
     public func close() throws {
+        guard ownsConnection else {
+            // Not ours to close: stop using it. Its owner closes it, and the authorizer stays installed until then.
+            connection = nil
+            return
+        }
         guard let connection, let handle = connection.handle else {
             self.connection = nil
             return

@@ -14,6 +14,27 @@ import Testing
         #expect(try DqliteResponse.decode(message: message) == .failure(code: 1, message: "no such table: t"))
     }
 
+    /// Checks the FAILURE dqlite 1.11 sends when a query fails at a step: the column header it had begun, then the
+    /// failure (the layout seen from dqlite 1.11 for `SELECT abs(-9223372036854775808)`); anything else left over is
+    /// still a protocol violation.
+    @Test func failure_afterColumnHeader() throws {
+        let column = Array("abs(-9223372036854775808)".utf8) + [0, 0, 0, 0, 0, 0, 0]
+        let failure = [1, 0, 0, 0, 0, 0, 0, 0] + Array("integer overflow".utf8) + [0, 0, 0, 0, 0, 0, 0, 0]
+        let body = [1, 0, 0, 0, 0, 0, 0, 0] + column + failure
+        #expect(try DqliteResponse.decode(type: 0, body: body) == .failure(code: 1, message: "integer overflow"))
+
+        // The layout for `SELECT 7 AS v UNION ALL SELECT abs(…)`: the header, the row stepped, then the failure.
+        let row: [UInt8] = [1, 0, 0, 0, 0, 0, 0, 0] + [7, 0, 0, 0, 0, 0, 0, 0]
+        let afterRow = [1, 0, 0, 0, 0, 0, 0, 0] + Array("v".utf8) + [0, 0, 0, 0, 0, 0, 0] + row + failure
+        #expect(try DqliteResponse.decode(type: 0, body: afterRow) == .failure(code: 1, message: "integer overflow"))
+
+        for malformed in [
+            body + [0, 0, 0, 0, 0, 0, 0, 0], [9, 0, 0, 0, 0, 0, 0, 0] + column + failure, column + failure,
+        ] {
+            #expect(throws: DqliteError.self) { try DqliteResponse.decode(type: 0, body: malformed) }
+        }
+    }
+
     /// Checks SERVER, WELCOME, DB, STMT, RESULT and EMPTY against their layouts.
     @Test func fixedResponses_fromSpecBytes() throws {
         #expect(

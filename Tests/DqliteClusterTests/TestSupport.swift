@@ -3,6 +3,7 @@ import DqliteCluster
 import Foundation
 import Glibc
 import LoopbackTestSupport
+import SQLiteService
 import Testing
 
 /// Short connection deadlines, so that a hung test fails fast.
@@ -37,6 +38,9 @@ final class TestMember {
     private(set) var startOutcome: ClusterMember.StartOutcome
 
     init(id: UInt64, join: [String] = []) throws {
+        // Every cluster of these tests runs with the service's SQL policy on the leader's connections, as the
+        // daemon's will (process-wide; later calls with the same limits change nothing).
+        try LeaderPolicy.register()
         self.id = id
         address = "127.0.0.1:\(try freeLoopbackPort())"
         directory = try TemporaryDirectory()
