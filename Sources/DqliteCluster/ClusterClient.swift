@@ -27,6 +27,10 @@ public final class ClusterClient: Sendable {
         public var connection: DqliteConnection.Options
         /// The most idle connections kept open to the leader.
         public var maxIdleConnections: Int
+        /// SQL run (EXEC_SQL) on every new connection right after OPEN, before any call uses it: settings of the
+        /// leader's connection that must hold on every connection of the pool, including those opened after the
+        /// leader changed (`PRAGMA query_only=1` for a client that must only read).
+        public var connectionSetup: [String]
 
         public init(
             database: String,
@@ -35,12 +39,14 @@ public final class ClusterClient: Sendable {
                 connectTimeout: .seconds(2),
                 requestTimeout: .seconds(10)
             ),
-            maxIdleConnections: Int = 8
+            maxIdleConnections: Int = 8,
+            connectionSetup: [String] = []
         ) {
             self.database = database
             self.callTimeout = callTimeout
             self.connection = connection
             self.maxIdleConnections = maxIdleConnections
+            self.connectionSetup = connectionSetup
         }
     }
 
@@ -300,6 +306,9 @@ public final class ClusterClient: Sendable {
     ) throws(DqliteError) -> PooledConnection {
         do {
             let database = try connection.open(options.database)
+            for sql in options.connectionSetup {
+                _ = try connection.exec(sql: sql, database: database)
+            }
             return PooledConnection(
                 connection: connection,
                 database: database,
