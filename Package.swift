@@ -72,6 +72,9 @@ let package = Package(
             dependencies: [
                 "SQLiteEngine",
                 "HTTPServer",
+                // The cluster backend (issue #15): statements through the dqlite leader.
+                "DqliteClient",
+                "DqliteCluster",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -85,6 +88,7 @@ let package = Package(
                 "SQLiteService",
                 "SQLiteEngine",
                 "HTTPServer",
+                "DqliteCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
