@@ -164,7 +164,8 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["sqlited"],
+            // LoopbackTestSupport: free ports for the cluster nodes' Raft addresses.
+            dependencies: ["sqlited", "LoopbackTestSupport"],
             // Run from the source tree by HTTP2FrameTests with the system's python3 and PyPI's h2.
             exclude: ["HTTP2/h2_scenarios.py"],
             swiftSettings: strictSettings
