@@ -132,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteServiceTests",
-            dependencies: ["SQLiteService", "SQLiteEngine", "HTTPServer"],
+            dependencies: ["SQLiteService", "SQLiteEngine", "HTTPServer", "DqliteCluster"],
             // Replayed from the source tree by JSONRequestRegressionTests.
             exclude: ["Security/Regressions"],
             swiftSettings: strictSettings

@@ -241,6 +241,7 @@ struct ServerRunner {
             ]
         )
         let storage = ClusterStorage(
+            nodeAddress: cluster.address,
             members: [cluster.address] + cluster.join,
             limits: configuration.serviceLimits
         ) { () throws(ClusterError) in

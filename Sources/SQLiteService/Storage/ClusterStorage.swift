@@ -21,15 +21,19 @@ public final class ClusterStorage: Sendable {
     let writeSchema: SchemaShadow
     let readSchema: SchemaShadow
     let status: StatusProvider
+    /// This node's own Raft address, reported by `GET /cluster` (also before the node belongs to a configuration).
+    let nodeAddress: String
 
     /// A backend that reaches the leader through `members` (`"<IP>:<port>"` of any members; this node's own
     /// address is enough).
     ///
     /// - Parameters:
+    ///   - nodeAddress: This node's Raft address.
     ///   - limits: The limits of the copies of the schema (SQL length, parameters, …), as the local backend's
     ///     connections get them when they open.
     ///   - options: The clients' database and time limits; the read-only client adds `PRAGMA query_only=1`.
     public init(
+        nodeAddress: String,
         members: [String],
         limits: ServiceLimits,
         options: ClusterClient.Options = ClusterClient.Options(database: ClusterStorage.defaultDatabaseName),
@@ -42,6 +46,7 @@ public final class ClusterStorage: Sendable {
         writeSchema = SchemaShadow(role: .writer, limits: limits)
         readSchema = SchemaShadow(role: .reader, limits: limits)
         self.status = status
+        self.nodeAddress = nodeAddress
     }
 
     /// Closes the clients' idle connections.

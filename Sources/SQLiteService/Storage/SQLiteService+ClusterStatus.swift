@@ -31,11 +31,7 @@ extension SQLiteService {
         writer.key("id")
         writer.writeInt64(Int64(info.nodeID))
         writer.key("address")
-        if let own = info.nodes.first(where: { $0.id == info.nodeID }) {
-            writer.writeString(own.address)
-        } else {
-            writer.writeNull()
-        }
+        writer.writeString(cluster.nodeAddress)
         writer.endObject()
         writer.key("leader")
         if let id = info.leaderID, let address = info.leaderAddress {

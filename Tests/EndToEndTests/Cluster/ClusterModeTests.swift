@@ -1,3 +1,4 @@
+import LoopbackTestSupport
 import Testing
 
 /// Cluster mode end to end: three `sqlited` processes, each embedding a dqlite node, each answering every request
@@ -141,5 +142,37 @@ import Testing
             #expect(try response.json()["error"]?["code"]?.stringValue == "NOT_IMPLEMENTED", "\(path)")
         }
         #expect(try client.post("/backup", "{}").status == 501)
+    }
+}
+
+/// A node that belongs to no cluster yet (an id other than 1, no `cluster.join`: it waits for an operator to add
+/// it) serves HTTP but is not ready.
+@Suite struct ClusterNodeWithoutLeaderTests {
+    /// `/health` is 503 with `Retry-After` while the node knows no leader, `GET /cluster` says so, and a statement
+    /// fails with 503 `UNAVAILABLE` once the client's time to find a leader (10 s) is over.
+    @Test func nodeWithoutLeader_isNotReadyAndAnswers503() throws {
+        let directory = try TemporaryDirectory(prefix: "sqlited-e2ealone")
+        let address = "127.0.0.1:\(try freeLoopbackPort())"
+        let process = try ServerProcess(
+            executableURL: TestPaths.builtProduct(named: "sqlited"),
+            arguments: [
+                "--host", "127.0.0.1", "--port", "0", "--database", directory.path("unused.sqlite").path,
+                "--cluster-node-id", "5", "--cluster-address", address,
+                "--cluster-data-dir", directory.path("node5").path,
+            ]
+        )
+        defer { _ = process.kill() }
+        let client = try HTTPTestClient(baseURL: process.baseURL, timeoutSeconds: 30)
+        let health = try client.get("/health")
+        #expect(health.status == 503)
+        #expect(health.header("Retry-After") == "1")
+        #expect(try health.json()["error"]?["code"]?.stringValue == "UNAVAILABLE")
+        let status = try client.get("/cluster").json()
+        #expect(status["leader"] == .null)
+        #expect(status["node"]?["address"]?.stringValue == address)
+        let query = try client.post("/query", #"{"sql": "SELECT 1"}"#)
+        #expect(query.status == 503)
+        #expect(query.header("Retry-After") == "1")
+        #expect(try query.json()["error"]?["code"]?.stringValue == "UNAVAILABLE")
     }
 }
