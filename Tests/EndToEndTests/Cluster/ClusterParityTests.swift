@@ -67,4 +67,32 @@ import Testing
             #expect(actual.bodyText == expected.bodyText, "node \(id): \(path) \(request)")
         }
     }
+
+    /// Writes that return rows or run several times (`RETURNING`, `params_batch`, a batch script that creates and
+    /// fills a table) answer as on the local backend; each runs once, on a table of its own on each side.
+    @Test(arguments: [
+        ("/update", #"{"sql": "INSERT INTO TABLE(name) VALUES (?), (?) RETURNING id, name", "params": ["r", "s"]}"#),
+        ("/update", #"{"sql": "UPDATE TABLE SET score = 0 WHERE id <= 2 RETURNING id"}"#),
+        ("/update", #"{"sql": "INSERT INTO TABLE(name) VALUES (?)", "params_batch": [["p"], ["q"]]}"#),
+        ("/update", #"{"sql": "DELETE FROM TABLE WHERE id = 3"}"#),
+        ("/batch", #"{"script": "CREATE TABLE TABLE_b(x); INSERT INTO TABLE_b VALUES (1); SELECT * FROM TABLE_b"}"#),
+    ])
+    func write_sameAnswerAsLocalBackend(path: String, body: String) throws {
+        let local = try SharedSqlited.get().makeClient()
+        let cluster = try SharedCluster.get()
+        let follower = try cluster.client(try cluster.followerIDs()[0])
+        let table = uniqueTableName("cr")
+        for client in [local, follower] {
+            try client.ok(
+                "/update",
+                #"{"sql": "CREATE TABLE \#(table)(id INTEGER PRIMARY KEY, name TEXT, score REAL)"}"#
+            )
+            try client.ok("/update", #"{"sql": "INSERT INTO \#(table)(name) VALUES ('a'), ('b'), ('c')"}"#)
+        }
+        let request = body.replacingOccurrences(of: "TABLE", with: table)
+        let expected = try local.post(path, request)
+        let actual = try follower.post(path, request)
+        #expect(actual.status == expected.status, "\(path) \(request)")
+        #expect(actual.bodyText == expected.bodyText, "\(path) \(request)")
+    }
 }
