@@ -64,9 +64,30 @@ public enum DqliteResponse: Sendable, Hashable {
         var reader = WireReader(body)
         let response = try decodeFields(type: type, from: &reader)
         guard reader.isAtEnd else {
+            if type == 0, let failure = failureAfterPartialRows(body) {
+                return failure
+            }
             throw .violation("\(reader.remaining) bytes left over after a response of type \(type)")
         }
         return response
+    }
+
+    /// The FAILURE that dqlite 1.11 sends when a QUERY fails after its first step (a write refused by
+    /// `PRAGMA query_only`, a run-time error): its gateway appends the failure to the ROWS body it had begun (the
+    /// column count, the names, maybe rows), so the failure's code and message are the body's last words.
+    ///
+    /// The failure starts at the first word from which the rest reads exactly as a code that fits SQLite's 32-bit
+    /// result codes and one text: any earlier word would take the real code's zero bytes into the text, which then
+    /// would not end the body.
+    private static func failureAfterPartialRows(_ body: [UInt8]) -> Self? {
+        for start in stride(from: 8, to: body.count - 8, by: 8) {
+            var reader = WireReader(Array(body[start...]))
+            guard let code = try? reader.readUInt64("the failure code"), code <= UInt64(UInt32.max),
+                let message = try? reader.readText("the failure message"), reader.isAtEnd
+            else { continue }
+            return .failure(code: code, message: message)
+        }
+        return nil
     }
 
     /// The whole message: header, then body (as the server writes it; used by tests and fakes).

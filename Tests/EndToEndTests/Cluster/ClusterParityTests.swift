@@ -13,6 +13,7 @@ import Testing
                 + #""int64_as_string": true}"#
         ),
         ("/query", #"{"sql": "SELECT * FROM TABLE", "max_rows": 1}"#),
+        ("/query", #"{"sql": "SELECT id, abs(-9223372036854775807 - id) FROM TABLE ORDER BY id"}"#),
         ("/query", #"{"sql": "SELEC 1"}"#),
         ("/query", #"{"sql": "SELECT * FROM no_such_table_here"}"#),
         ("/query", #"{"sql": "SELECT nope FROM TABLE"}"#),
@@ -75,6 +76,7 @@ import Testing
         ("/update", #"{"sql": "UPDATE TABLE SET score = 0 WHERE id <= 2 RETURNING id"}"#),
         ("/update", #"{"sql": "INSERT INTO TABLE(name) VALUES (?)", "params_batch": [["p"], ["q"]]}"#),
         ("/update", #"{"sql": "DELETE FROM TABLE WHERE id = 3"}"#),
+        ("/update", #"{"sql": "INSERT INTO TABLE(id, name) VALUES (4, 'd'), (1, 'x') RETURNING id"}"#),
         ("/batch", #"{"script": "CREATE TABLE TABLE_b(x); INSERT INTO TABLE_b VALUES (1); SELECT * FROM TABLE_b"}"#),
     ])
     func write_sameAnswerAsLocalBackend(path: String, body: String) throws {
