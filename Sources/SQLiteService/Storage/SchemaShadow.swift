@@ -42,11 +42,20 @@ final class SchemaShadow: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let db = try current(client)
+        // DDL the request applied to the copy may not be the leader's in the end (a `ROLLBACK TO` inside
+        // `/transaction` undid it there; the leader's schema version does not move then): a copy changed by a
+        // request is rebuilt before the next one.
+        let versionBefore = try? db.int64(sql: "PRAGMA schema_version")
+        defer {
+            if (try? db.int64(sql: "PRAGMA schema_version")) != versionBefore {
+                version = nil
+            }
+        }
         return try body(db)
     }
 
-    /// Makes the next ``withSchema(refreshingFrom:_:)`` rebuild the copy: DDL applied to it failed on the leader.
-    /// Call it from inside `body` only.
+    /// Makes the next ``withSchema(refreshingFrom:_:)`` rebuild the copy (a transaction whose DDL was applied to it
+    /// failed on the leader). Call it from inside `body` only.
     func markStale() {
         version = nil
     }

@@ -97,6 +97,23 @@ import Testing
         #expect(count["rows"]?[0]?["c"]?.int64Value == 0)
     }
 
+    /// DDL undone on the leader (`ROLLBACK TO` inside a committed `/transaction`) is undone on this node's copy of
+    /// the schema too: the table can be created afterwards, and does not exist before.
+    @Test func ddlRolledBackToSavepoint_isNotKeptByTheNode() throws {
+        let cluster = try SharedCluster.get()
+        let client = try cluster.client(try cluster.followerIDs()[0])
+        let table = uniqueTableName("cs")
+        try client.ok(
+            "/transaction",
+            #"{"statements": [{"sql": "SAVEPOINT a"}, {"sql": "CREATE TABLE \#(table)(x)"}, "#
+                + #"{"sql": "ROLLBACK TO a"}, {"sql": "RELEASE a"}]}"#
+        )
+        let missing = try client.post("/query", #"{"sql": "SELECT * FROM \#(table)"}"#)
+        #expect(missing.status == 400)
+        #expect(try missing.json()["error"]?["message"]?.stringValue == "no such table: \(table)")
+        try client.ok("/update", #"{"sql": "CREATE TABLE \#(table)(x)"}"#)
+    }
+
     /// `/query` refuses a statement that would write, whether this node's copy of the schema can tell (CREATE)
     /// or only the leader's read-only connection can; nothing is written.
     @Test func queryWithWrite_isRefused() throws {
