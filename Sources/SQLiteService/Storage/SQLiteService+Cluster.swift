@@ -32,12 +32,27 @@ extension SQLiteService {
         case .cluster:
             try Self.requireGet(request)
             return try clusterStatus(cluster)
-        case .schema, .schemaTable, .backup, .adminVacuum, .adminCheckpoint, .adminOptimize, .tables, .tablesRows,
-            .tablesRow, .tablesCount:
+        case .schema:
+            try Self.requireGet(request)
+            return try clusterSchema(cluster) { db throws(APIError) in try Self.schemaBody(db) }
+        case .schemaTable:
+            try Self.requireGet(request)
+            let name = String(request.path.dropFirst("/schema/".count))
+            return try clusterSchema(cluster) { db throws(APIError) in try Self.tableSchemaBody(name, db) }
+        case .backup, .adminVacuum, .adminCheckpoint, .adminOptimize, .tables, .tablesRows, .tablesRow, .tablesCount:
             throw .notImplemented("\(endpoint.label) is not available in cluster mode yet (see the README)")
         case .other:
             throw Self.noEndpoint(request)
         }
+    }
+
+    /// `GET /schema` and `/schema/{table}`: the local backend's answers, read from this node's copy of the leader's
+    /// schema (brought up to date with the leader's schema version first).
+    private func clusterSchema(
+        _ cluster: ClusterStorage,
+        _ body: (Database) throws(APIError) -> [UInt8]
+    ) throws(APIError) -> HTTPResponse {
+        Self.jsonResponse(try cluster.readSchema.withSchema(refreshingFrom: cluster.reader, body))
     }
 
     /// `POST /query`: checked on the read copy of the schema, run on a read-only leader connection.

@@ -82,13 +82,12 @@ final class SchemaShadow: @unchecked Sendable {
         return fresh
     }
 
-    /// A new copy: the leader's tables first, then its indexes, views and triggers, each in creation order.
+    /// A new copy: the leader's objects in the order the leader stores them (so that `GET /schema` lists them in
+    /// the same order), and those that failed (an object created before one it names) once more at the end.
     private func build(_ client: ClusterClient) throws(APIError) -> Database {
         let objects: DqliteRows
         do {
-            objects = try client.query(
-                "SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type <> 'table', rowid"
-            )
+            objects = try client.query("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
         } catch {
             throw APIError(cluster: error, isWrite: false)
         }
@@ -102,12 +101,20 @@ final class SchemaShadow: @unchecked Sendable {
         } catch {
             throw APIError(error, db: nil)
         }
+        var failed: [String] = []
         for object in objects.rows {
             guard object.count == 2, case .text(let name) = object[0], case .text(let sql) = object[1],
                 !name.lowercased().hasPrefix("sqlite_")
             else { continue }
-            // An object the copy cannot create (a virtual table of a module this process lacks) is left out: its
-            // statements then fail here as they would on a local database without it.
+            do {
+                try db.execute(sql: sql)
+            } catch {
+                failed.append(sql)
+            }
+        }
+        // An object the copy still cannot create (a virtual table's own tables, made by the virtual table already; a
+        // module this process lacks) is left out: its statements then fail here as on a database without it.
+        for sql in failed {
             try? db.execute(sql: sql)
         }
         return db

@@ -150,10 +150,10 @@ import Testing
         #expect(columns["rows"]?.arrayValue?.count == 1)
     }
 
-    /// The endpoints that need the database file itself answer 501 in cluster mode.
+    /// The Tables API, `/backup` and `/admin/*` answer 501 in cluster mode.
     @Test func fileEndpoints_areNotImplemented() throws {
         let client = try SharedCluster.get().client(2)
-        for path in ["/schema", "/tables", "/schema/x"] {
+        for path in ["/tables", "/tables/x/rows", "/admin/checkpoint"] {
             let response = try client.get(path)
             #expect(response.status == 501, "\(path)")
             #expect(try response.json()["error"]?["code"]?.stringValue == "NOT_IMPLEMENTED", "\(path)")

@@ -97,4 +97,39 @@ import Testing
         #expect(actual.status == expected.status, "\(path) \(request)")
         #expect(actual.bodyText == expected.bodyText, "\(path) \(request)")
     }
+
+    /// `GET /schema/{table}` answers as on the local backend, and `GET /schema` lists the table's objects with the
+    /// same SQL text, through a follower and through the leader.
+    @Test func schema_sameAnswerAsLocalBackend() throws {
+        let local = try SharedSqlited.get().makeClient()
+        let cluster = try SharedCluster.get()
+        let table = uniqueTableName("cz")
+        let setup = [
+            "create table if not exists \(table)(id integer primary key, name TEXT NOT NULL DEFAULT 'x', "
+                + "score REAL, UNIQUE(name, score))",
+            "CREATE INDEX \(table)_score ON \(table)(score)",
+            "CREATE VIEW \(table)_v AS SELECT id, upper(name) AS n FROM \(table)",
+        ]
+        for sql in setup {
+            try local.ok("/update", #"{"sql": "\#(sql)"}"#)
+            try cluster.client(1).ok("/update", #"{"sql": "\#(sql)"}"#)
+        }
+        func objects(_ schema: JSONValue) -> [JSONValue] {
+            (schema["objects"]?.arrayValue ?? []).filter {
+                $0["tbl_name"]?.stringValue?.hasPrefix(table) == true
+            }
+        }
+        let expectedObjects = objects(try local.get("/schema").json())
+        #expect(expectedObjects.count == 3)
+        for id in [try cluster.followerIDs()[0], try cluster.leaderID()] {
+            let client = try cluster.client(id)
+            #expect(objects(try client.get("/schema").json()) == expectedObjects, "node \(id)")
+            for path in ["/schema/\(table.uppercased())", "/schema/\(table)_v", "/schema/\(table)_nope"] {
+                let expected = try local.get(path)
+                let actual = try client.get(path)
+                #expect(actual.status == expected.status, "node \(id) \(path)")
+                #expect(actual.bodyText == expected.bodyText, "node \(id) \(path)")
+            }
+        }
+    }
 }
