@@ -7,8 +7,9 @@ import Glibc
 #endif
 
 /// Three real `sqlited` processes in cluster mode on 127.0.0.1, each with its own HTTP port, Raft port and data
-/// directory, shared by the cluster end-to-end suites and started on first use: node 1 bootstraps, node 2 joins
-/// through node 1, node 3 through node 2. Killed, and their directories removed, when the test process exits.
+/// directory: node 1 bootstraps, node 2 joins through node 1, node 3 through node 2. One is shared by the cluster
+/// end-to-end suites (``get()``), started on first use and killed, its directories removed, when the test process
+/// exits; a test that stops nodes starts its own (``init()``), killed when it is released.
 ///
 /// Every start and request is bounded in time: each process must announce its listener within 60 s (a join waits
 /// for the leader), and clients time out after 10 s.
@@ -27,7 +28,7 @@ final class SharedCluster: @unchecked Sendable {
     private let processes: [ServerProcess]
     private let directory: TemporaryDirectory
 
-    private init() throws {
+    init() throws {
         directory = try TemporaryDirectory(prefix: "sqlited-e2ecluster")
         var nodes: [Node] = []
         var processes: [ServerProcess] = []
@@ -54,6 +55,18 @@ final class SharedCluster: @unchecked Sendable {
         }
         self.nodes = nodes
         self.processes = processes
+    }
+
+    deinit {
+        for process in processes where process.isRunning {
+            _ = process.kill()
+        }
+        try? FileManager.default.removeItem(at: directory.url)
+    }
+
+    /// Kills node `id` with SIGKILL (no leadership transfer, no goodbye to the others).
+    func kill(_ id: Int) {
+        _ = processes[id - 1].kill()
     }
 
     private static let started: Result<SharedCluster, any Error> = {
@@ -85,11 +98,11 @@ final class SharedCluster: @unchecked Sendable {
         try HTTPTestClient(baseURL: nodes[id - 1].baseURL, timeoutSeconds: 10)
     }
 
-    /// The id of the leader as node 1 reports it (`GET /cluster`).
-    func leaderID() throws -> Int {
-        let status = try client(1).get("/cluster").json()
+    /// The id of the leader as node `reporter` sees it (`GET /cluster`).
+    func leaderID(asSeenBy reporter: Int = 1) throws -> Int {
+        let status = try client(reporter).get("/cluster").json()
         guard let id = status["leader"]?["id"]?.int64Value else {
-            throw ClusterTestError("node 1 knows no leader: \(status)")
+            throw ClusterTestError("node \(reporter) knows no leader: \(status)")
         }
         return Int(id)
     }
