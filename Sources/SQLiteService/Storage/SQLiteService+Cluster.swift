@@ -39,7 +39,10 @@ extension SQLiteService {
             try Self.requireGet(request)
             let name = String(request.path.dropFirst("/schema/".count))
             return try clusterSchema(cluster) { db throws(APIError) in try Self.tableSchemaBody(name, db) }
-        case .backup, .adminVacuum, .adminCheckpoint, .adminOptimize, .tables, .tablesRows, .tablesRow, .tablesCount:
+        case .backup:
+            guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
+            return try backupResponse(request, options: settings.options)
+        case .adminVacuum, .adminCheckpoint, .adminOptimize, .tables, .tablesRows, .tablesRow, .tablesCount:
             throw .notImplemented("\(endpoint.label) is not available in cluster mode yet (see the README)")
         case .other:
             throw Self.noEndpoint(request)

@@ -25,11 +25,14 @@ final class SharedCluster: @unchecked Sendable {
     }
 
     let nodes: [Node]
+    /// Every node's `backup.directory`.
+    let backupDirectory: URL
     private let processes: [ServerProcess]
     private let directory: TemporaryDirectory
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "sqlited-e2ecluster")
+        backupDirectory = directory.path("backups")
         var nodes: [Node] = []
         var processes: [ServerProcess] = []
         for id in 1...3 {
@@ -47,7 +50,9 @@ final class SharedCluster: @unchecked Sendable {
             let process = try ServerProcess(
                 executableURL: TestPaths.builtProduct(named: "sqlited"),
                 arguments: arguments,
-                environment: ["SQLITED_CLUSTER_NETWORK_LATENCY_MS": "20"],
+                environment: [
+                    "SQLITED_CLUSTER_NETWORK_LATENCY_MS": "20", "SQLITED_BACKUP_DIRECTORY": backupDirectory.path,
+                ],
                 startupTimeoutSeconds: 60
             )
             processes.append(process)
