@@ -174,7 +174,7 @@ public final class SQLiteService: HTTPHandler {
         return ServiceResponse(response: Self.errorResponse(error), tokenName: tokenName, errorCode: error.code)
     }
 
-    func route(
+    private func route(
         _ request: HTTPRequest,
         _ endpoint: ServiceEndpoint,
         settings: ServiceSettings

@@ -175,6 +175,13 @@ import Testing
         #expect(rows["rows"] == .array([.array([.number("1")]), .array([.number("2.5")]), .array([.string("c")])]))
     }
 
+    /// The local backend has no `GET /cluster` (404), as before cluster mode existed.
+    @Test func localBackend_hasNoClusterEndpoint() throws {
+        let response = try SharedSqlited.get().makeClient().get("/cluster")
+        #expect(response.status == 404)
+        #expect(try response.json()["error"]?["code"]?.stringValue == "NOT_FOUND")
+    }
+
     /// The Tables API and `/admin/*` answer 501 in cluster mode.
     @Test func fileEndpoints_areNotImplemented() throws {
         let client = try SharedCluster.get().client(2)
