@@ -25,6 +25,12 @@ struct ClusterStatementPlan {
     /// The result columns' JSON (names and declared types, as on the local backend).
     let profile: StatementProfile
 
+    /// Whether the statement runs in a transaction of its own when it is not in one: a `params_batch` that writes
+    /// (all sets or none), a writing statement with rows (`RETURNING`, read and committed on one connection).
+    var needsTransaction: Bool {
+        !isReadOnly && (isBatch || profile.columnCount > 0)
+    }
+
     /// Prepares `request` on `db`, applies the statement rules of the local backend and binds every parameter set
     /// there, so that a bad request fails with the local backend's error before anything is sent.
     init(_ request: StatementRequest, on db: Database, context: RequestContext) throws(APIError) {

@@ -37,7 +37,14 @@ struct ClusterStatementRunner {
     ) throws(APIError) {
         try context.checkDeadline()
         guard plan.kind == .schema, let db else {
-            try execute(plan, context: &context, into: &out)
+            if case .client = target, plan.needsTransaction {
+                // Its own transaction: tried again while another node's transaction holds the leader's lock.
+                try BusyRetry.run(until: context.deadline) { () throws(APIError) in
+                    try execute(plan, context: &context, into: &out)
+                }
+            } else {
+                try execute(plan, context: &context, into: &out)
+            }
             return
         }
         try DeclaredTypeGuard.applyChecked(plan.sql, on: db)

@@ -194,49 +194,67 @@ extension SQLiteService {
         guard request.statements.count <= limits.maxStatements else {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
         }
-        var context = RequestContext(
+        let context = RequestContext(
             options: request.options,
             limits: limits,
             allowsSavepoints: true,
             requiresReadOnly: false
         )
         let output = try cluster.writeSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
-            var writer = JSONWriter()
-            writer.beginObject()
-            writer.key("results")
-            writer.beginArray()
-            var index: Int?
-            do {
-                try cluster.writer.transaction { transaction in
-                    let runner = ClusterStatementRunner(target: .transaction(transaction))
-                    for (position, statement) in request.statements.enumerated() {
-                        index = position
-                        try runner.run(statement, on: db, context: &context, into: &writer)
-                    }
-                    index = nil
-                }
-            } catch {
-                // The copy of the schema holds the transaction's DDL, which the leader did not keep.
-                cluster.writeSchema.markStale()
-                var apiError: APIError
-                var outcomeUnknown = false
-                if let error = error as? APIError {
-                    apiError = error
-                } else if let error = error as? ClusterError {
-                    apiError = APIError(cluster: error, isWrite: true)
-                    outcomeUnknown = error.kind == .outcomeUnknown
-                } else {
-                    apiError = APIError(error, db: nil)
-                }
-                apiError.statementIndex = index
-                // A COMMIT whose answer was lost may have been committed.
-                if !outcomeUnknown { apiError.rolledBack = true }
-                throw apiError
+            // Tried again, from the start, while another node's transaction holds the leader's write lock.
+            try BusyRetry.run(until: context.deadline) { () throws(APIError) in
+                try Self.clusterTransactionAttempt(request, context: context, on: db, cluster: cluster)
             }
-            writer.endArray()
-            writer.endObject()
-            return writer.bytes
         }
         return Self.jsonResponse(output)
+    }
+
+    /// One attempt of a `/transaction`: the body, or the error with its statement index. The DDL it applied to the
+    /// copy of the schema is undone when it fails (the leader rolled it back).
+    private static func clusterTransactionAttempt(
+        _ request: TransactionRequest,
+        context: RequestContext,
+        on db: Database,
+        cluster: ClusterStorage
+    ) throws(APIError) -> [UInt8] {
+        var context = context
+        let savepoint = "sqlited_transaction_attempt"
+        try? db.beginSavepoint(savepoint)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("results")
+        writer.beginArray()
+        var index: Int?
+        do {
+            try cluster.writer.transaction { transaction in
+                let runner = ClusterStatementRunner(target: .transaction(transaction))
+                for (position, statement) in request.statements.enumerated() {
+                    index = position
+                    try runner.run(statement, on: db, context: &context, into: &writer)
+                }
+                index = nil
+            }
+        } catch {
+            try? db.rollbackToSavepoint(savepoint)
+            try? db.releaseSavepoint(savepoint)
+            var apiError: APIError
+            var outcomeUnknown = false
+            if let error = error as? APIError {
+                apiError = error
+            } else if let error = error as? ClusterError {
+                apiError = APIError(cluster: error, isWrite: true)
+                outcomeUnknown = error.kind == .outcomeUnknown
+            } else {
+                apiError = APIError(error, db: nil)
+            }
+            apiError.statementIndex = index
+            // A COMMIT whose answer was lost may have been committed.
+            if !outcomeUnknown { apiError.rolledBack = true }
+            throw apiError
+        }
+        try? db.releaseSavepoint(savepoint)
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
     }
 }

@@ -54,12 +54,6 @@ final class SchemaShadow: @unchecked Sendable {
         return try body(db)
     }
 
-    /// Makes the next ``withSchema(refreshingFrom:_:)`` rebuild the copy (a transaction whose DDL was applied to it
-    /// failed on the leader). Call it from inside `body` only.
-    func markStale() {
-        version = nil
-    }
-
     private func current(_ client: ClusterClient) throws(APIError) -> Database {
         let leaderVersion: Int64
         do {

@@ -1,4 +1,6 @@
+import Dispatch
 import LoopbackTestSupport
+import Synchronization
 import Testing
 
 /// Cluster mode end to end: three `sqlited` processes, each embedding a dqlite node, each answering every request
@@ -95,6 +97,42 @@ import Testing
         #expect(batch.status == 409)
         let count = try cluster.client(followers[1]).ok("/query", #"{"sql": "SELECT count(*) AS c FROM \#(table)"}"#)
         #expect(count["rows"]?[0]?["c"]?.int64Value == 0)
+    }
+
+    /// Transactions and `params_batch` writes sent at once through every node all succeed, each exactly once:
+    /// those that meet another node's transaction holding the leader's write lock (`SQLITE_BUSY`) run again.
+    @Test func concurrentTransactionsThroughEveryNode_allCommitOnce() throws {
+        let cluster = try SharedCluster.get()
+        let table = uniqueTableName("cc")
+        try cluster.client(1).ok("/update", #"{"sql": "CREATE TABLE \#(table)(id INTEGER PRIMARY KEY, v INTEGER)"}"#)
+        let statuses = Mutex<[Int]>([])
+        let group = DispatchGroup()
+        for worker in 0..<6 {
+            let node = worker % 3 + 1
+            onNewThread(group: group) {
+                guard let client = try? cluster.client(node) else { return }
+                for round in 0..<10 {
+                    let value = worker * 100 + round
+                    let body =
+                        round.isMultiple(of: 2)
+                        ? #"{"statements": [{"sql": "INSERT INTO \#(table)(v) VALUES (\#(value))"}, "#
+                            + #"{"sql": "SELECT count(*) FROM \#(table)"}]}"#
+                        : #"{"sql": "INSERT INTO \#(table)(v) VALUES (?)", "params_batch": [[\#(value)], [-1]]}"#
+                    let status = (try? client.post(round.isMultiple(of: 2) ? "/transaction" : "/update", body))?.status
+                    statuses.withLock { $0.append(status ?? 0) }
+                }
+            }
+        }
+        group.wait()
+        let answered = statuses.withLock { $0 }
+        #expect(answered.count == 60)
+        #expect(answered.allSatisfy { $0 == 200 }, "\(answered.filter { $0 != 200 })")
+        let counts = try cluster.client(2).ok(
+            "/query",
+            #"{"sql": "SELECT count(*) AS n, count(DISTINCT v) AS d FROM \#(table)", "shape": "arrays"}"#
+        )
+        // 30 transactions of one row, 30 params_batch of two (one of them -1 each time).
+        #expect(counts["rows"] == .array([.array([.number("90"), .number("61")])]))
     }
 
     /// DDL undone on the leader (`ROLLBACK TO` inside a committed `/transaction`) is undone on this node's copy of
