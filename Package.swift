@@ -72,6 +72,9 @@ let package = Package(
             dependencies: [
                 "SQLiteEngine",
                 "HTTPServer",
+                // The cluster backend (issue #15): statements through the dqlite leader.
+                "DqliteClient",
+                "DqliteCluster",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -85,6 +88,7 @@ let package = Package(
                 "SQLiteService",
                 "SQLiteEngine",
                 "HTTPServer",
+                "DqliteCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -128,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteServiceTests",
-            dependencies: ["SQLiteService", "SQLiteEngine", "HTTPServer"],
+            dependencies: ["SQLiteService", "SQLiteEngine", "HTTPServer", "DqliteCluster"],
             // Replayed from the source tree by JSONRequestRegressionTests.
             exclude: ["Security/Regressions"],
             swiftSettings: strictSettings
@@ -162,7 +166,8 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["sqlited"],
+            // LoopbackTestSupport: free ports for the cluster nodes' Raft addresses.
+            dependencies: ["sqlited", "LoopbackTestSupport"],
             // Run from the source tree by HTTP2FrameTests with the system's python3 and PyPI's h2.
             exclude: ["HTTP2/h2_scenarios.py"],
             swiftSettings: strictSettings

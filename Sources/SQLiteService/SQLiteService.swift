@@ -3,7 +3,8 @@ public import Logging
 public import SQLiteEngine
 import Synchronization
 
-/// The HTTP/JSON API of the contract (`shared/API.md`) over one `DatabasePool`.
+/// The HTTP/JSON API of the contract (`shared/API.md`) over one `DatabasePool`, or over a dqlite cluster (see
+/// ``StorageBackend``).
 ///
 /// Reads (`POST /query` and the GET endpoints) run on the pool's read-only
 /// reader connections, concurrently with writes; `/update`, `/batch` and
@@ -11,7 +12,8 @@ import Synchronization
 public final class SQLiteService: HTTPHandler {
     /// The product version reported by `GET /health`.
     public let version: String
-    let pool: DatabasePool
+    /// Where statements run.
+    let storage: StorageBackend
     let logger: Logger
     /// `logger`'s handler when it writes request log lines itself (the daemon's does), looked up once.
     let requestLogHandler: (any RequestLogHandler)?
@@ -32,14 +34,26 @@ public final class SQLiteService: HTTPHandler {
     ///   - limits: Request limits; may be changed later with ``setLimits(_:)``.
     ///   - version: Reported by `GET /health`.
     ///   - options: Backups, request log and metrics; may be changed later with ``setOptions(_:)``.
-    public init(
+    public convenience init(
         pool: DatabasePool,
         limits: ServiceLimits = ServiceLimits(),
         version: String,
         logger: Logger,
         options: ServiceOptions = ServiceOptions()
     ) {
-        self.pool = pool
+        self.init(storage: .local(pool), limits: limits, version: version, logger: logger, options: options)
+    }
+
+    /// Creates the service over `storage`; with ``StorageBackend/cluster(_:)`` group commit is off whatever
+    /// `options` say.
+    public init(
+        storage: StorageBackend,
+        limits: ServiceLimits = ServiceLimits(),
+        version: String,
+        logger: Logger,
+        options: ServiceOptions = ServiceOptions()
+    ) {
+        self.storage = storage
         self.version = version
         self.logger = logger
         self.requestLogHandler = logger.handler as? any RequestLogHandler
@@ -70,6 +84,16 @@ public final class SQLiteService: HTTPHandler {
     /// Replaces the operational options (a reload); requests that start afterwards use the new ones.
     public func setOptions(_ options: ServiceOptions) {
         updateSettings { $0.with(options: options) }
+    }
+
+    /// The local backend's pool. Only the local paths reach it: with the cluster backend, ``route(_:_:settings:)``
+    /// answers every endpoint before (see ``StorageBackend``), the event loop hands every request to ``handle(_:)``
+    /// and group commit is off.
+    var pool: DatabasePool {
+        guard case .local(let pool) = storage else {
+            preconditionFailure("the cluster backend has no local pool")
+        }
+        return pool
     }
 
     /// Whether `/health` reports ok; false while starting and shutting down.
@@ -155,6 +179,9 @@ public final class SQLiteService: HTTPHandler {
         _ endpoint: ServiceEndpoint,
         settings: ServiceSettings
     ) throws(APIError) -> HTTPResponse {
+        if case .cluster(let cluster) = storage {
+            return try routeOnCluster(request, endpoint, settings: settings, cluster: cluster)
+        }
         let metrics = settings.options.metrics
         let limits = settings.limits
         switch endpoint {
@@ -186,6 +213,9 @@ public final class SQLiteService: HTTPHandler {
                 throw Self.noEndpoint(request)
             }
             return response
+        case .cluster:
+            // Only the cluster backend serves GET /cluster.
+            throw Self.noEndpoint(request)
         case .tables, .tablesRows, .tablesRow, .tablesCount, .other:
             // `.other` too: a malformed path under `/tables/` is the Tables API's 404 or 400.
             if let response = try tablesResponse(request, settings: settings) {

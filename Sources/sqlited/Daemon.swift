@@ -1,4 +1,5 @@
 import Dispatch
+import DqliteCluster
 import Foundation
 import HTTPServer
 import Logging
@@ -22,11 +23,14 @@ final class Daemon: Sendable {
     }
 
     let runner: ServerRunner
-    let pool: DatabasePool
+    /// The local database, or nil in cluster mode.
+    let pool: DatabasePool?
+    /// The embedded dqlite node in cluster mode, or nil.
+    let member: ClusterMember?
     let service: SQLiteService
     let server: HTTPServer
-    /// Automatic checkpoints and `PRAGMA optimize`; stopped before the database closes.
-    let maintenance: MaintenanceScheduler
+    /// Automatic checkpoints and `PRAGMA optimize`; stopped before the database closes (nil in cluster mode).
+    let maintenance: MaintenanceScheduler?
     let logger: Logger
     let notifier: SystemdNotifier
     let levelControl: LogLevelControl
@@ -42,10 +46,11 @@ final class Daemon: Sendable {
 
     init(
         runner: ServerRunner,
-        pool: DatabasePool,
+        pool: DatabasePool?,
+        member: ClusterMember? = nil,
         service: SQLiteService,
         server: HTTPServer,
-        maintenance: MaintenanceScheduler,
+        maintenance: MaintenanceScheduler?,
         logger: Logger,
         notifier: SystemdNotifier,
         levelControl: LogLevelControl,
@@ -54,6 +59,7 @@ final class Daemon: Sendable {
     ) {
         self.runner = runner
         self.pool = pool
+        self.member = member
         self.service = service
         self.server = server
         self.maintenance = maintenance
@@ -91,6 +97,10 @@ final class Daemon: Sendable {
         logger.info("watchdog enabled", metadata: ["interval": "\(interval)"])
         let watchdog = Watchdog(interval: interval, notifier: notifier) { [self] in
             guard service.isAvailable else { return false }
+            guard let pool else {
+                // Cluster mode: the node must answer (it may be between leaders: requests then wait or fail 503).
+                return (try? member?.clusterInfo()) != nil
+            }
             do {
                 // Through a reader, like a request, so a pool that no longer serves reads stops the pings.
                 _ = try pool.read { db in try db.scalar(sql: "SELECT 1") }
@@ -127,6 +137,10 @@ final class Daemon: Sendable {
     /// `PRAGMA optimize`, checkpoints the WAL into the database file and closes it.
     func waitUntilStopped() {
         stopped.wait()
+        guard let pool, let maintenance else {
+            leaveCluster()
+            return
+        }
         maintenance.stop()
         maintenance.optimizeBeforeClose()
         do {
@@ -139,6 +153,23 @@ final class Daemon: Sendable {
             try pool.close()
         } catch {
             logger.error("closing the database failed", metadata: ["error": "\(error)"])
+        }
+        logger.info("sqlited stopped")
+    }
+
+    /// Cluster mode's end: leadership handed to another voter when this node holds it, then the node stops; it
+    /// stays a member, so that it rejoins when it starts again with its data directory.
+    private func leaveCluster() {
+        if let member {
+            do {
+                let outcome = try member.leave(remove: false)
+                logger.info(
+                    "dqlite node stopped",
+                    metadata: ["leadership_transferred_to": "\(outcome.transferredTo.map(String.init) ?? "-")"]
+                )
+            } catch {
+                logger.error("stopping the dqlite node failed", metadata: ["error": "\(error)"])
+            }
         }
         logger.info("sqlited stopped")
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import DqliteCluster
 import Foundation
 import HTTPServer
 import Logging
@@ -84,20 +85,24 @@ struct ServerRunner {
                 ? (entries.last { $0.key == "listen.host" }?.source ?? .defaultValue) : .environment("LISTEN_FDS")
         )
 
-        try Self.createParentDirectory(of: configuration.databasePath)
-        let pool = try Self.openPool(configuration: configuration)
-        do {
-            if let directory = configuration.migrationsDirectory {
-                let applied = try MigrationStep.apply(directory: directory, pool: pool, logger: logger)
-                logger.info("migrations applied", metadata: ["count": "\(applied.count)", "directory": "\(directory)"])
-            }
-        } catch {
-            try? pool.close()
-            throw error
+        let pool: DatabasePool?
+        let member: ClusterMember?
+        let storage: StorageBackend
+        if let cluster = configuration.cluster {
+            (member, storage) = try Self.startClusterNode(cluster, configuration: configuration, logger: logger)
+            pool = nil
+        } else {
+            let local = try Self.openLocalDatabase(configuration: configuration, logger: logger)
+            (pool, member, storage) = (local, nil, .local(local))
+        }
+        // Whatever fails from here on, the database is closed or the node stopped before the error is reported.
+        let closeStorage = {
+            try? pool?.close()
+            _ = try? member?.stop()
         }
         let service = ServiceWiring.makeService(
             configuration: configuration,
-            pool: pool,
+            storage: storage,
             version: version,
             logger: logger
         )
@@ -114,7 +119,7 @@ struct ServerRunner {
         do {
             try server.start()
         } catch {
-            try? pool.close()
+            closeStorage()
             throw error
         }
         ServiceWiring.serverDidStart(server, service: service)
@@ -131,16 +136,19 @@ struct ServerRunner {
             )
         }
 
-        let maintenance = MaintenanceScheduler(
-            pool: pool,
-            schedule: configuration.maintenance,
-            metrics: service.options.metrics,
-            logger: logger
-        )
-        maintenance.start()
+        let maintenance = pool.map { pool in
+            MaintenanceScheduler(
+                pool: pool,
+                schedule: configuration.maintenance,
+                metrics: service.options.metrics,
+                logger: logger
+            )
+        }
+        maintenance?.start()
         let daemon = Daemon(
             runner: self,
             pool: pool,
+            member: member,
             service: service,
             server: server,
             maintenance: maintenance,
@@ -186,6 +194,63 @@ struct ServerRunner {
                 """,
             ]
         )
+    }
+
+    /// The local database, created with its folder when missing, with the migrations applied.
+    private static func openLocalDatabase(configuration: DaemonConfiguration, logger: Logger) throws -> DatabasePool {
+        try Self.createParentDirectory(of: configuration.databasePath)
+        let pool = try Self.openPool(configuration: configuration)
+        do {
+            if let directory = configuration.migrationsDirectory {
+                let applied = try MigrationStep.apply(directory: directory, pool: pool, logger: logger)
+                logger.info("migrations applied", metadata: ["count": "\(applied.count)", "directory": "\(directory)"])
+            }
+        } catch {
+            try? pool.close()
+            throw error
+        }
+        return pool
+    }
+
+    /// Cluster mode: starts the embedded dqlite node (bootstrap, join or restart: see ``ClusterMember``) and the
+    /// backend that sends the service's statements to the leader.
+    private static func startClusterNode(
+        _ cluster: ClusterSettings,
+        configuration: DaemonConfiguration,
+        logger: Logger
+    ) throws -> (ClusterMember, StorageBackend) {
+        try FileManager.default.createDirectory(
+            atPath: cluster.dataDirectory,
+            withIntermediateDirectories: true
+        )
+        // Before the node opens any connection: the SQL policy on every connection dqlite opens in this process
+        // (the leader's connections run every client's statements, whichever node received them).
+        try LeaderPolicy.register(limits: configuration.serviceLimits)
+        let member = try ClusterMember(
+            configuration: ClusterMemberConfiguration(
+                id: cluster.nodeID,
+                address: cluster.address,
+                dataDirectory: cluster.dataDirectory,
+                join: cluster.join,
+                networkLatencyMilliseconds: cluster.networkLatencyMilliseconds
+            )
+        )
+        let outcome = try member.start()
+        logger.info(
+            "dqlite node started",
+            metadata: [
+                "node_id": "\(cluster.nodeID)", "address": "\(cluster.address)", "outcome": "\(outcome)",
+                "data_dir": "\(cluster.dataDirectory)",
+            ]
+        )
+        let storage = ClusterStorage(
+            nodeAddress: cluster.address,
+            members: [cluster.address] + cluster.join,
+            limits: configuration.serviceLimits
+        ) { () throws(ClusterError) in
+            try member.clusterInfo()
+        }
+        return (member, .cluster(storage))
     }
 
     /// The pool with the configured journal mode, `synchronous`, busy timeout, statement cache and readers, and the

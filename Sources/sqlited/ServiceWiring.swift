@@ -6,10 +6,10 @@ import SQLiteService
 /// How the configuration reaches the service: at start, and on reload for the parts that change live.
 ///
 enum ServiceWiring {
-    /// The service for `pool`, configured from `configuration`.
+    /// The service over `storage`, configured from `configuration`.
     static func makeService(
         configuration: DaemonConfiguration,
-        pool: DatabasePool,
+        storage: StorageBackend,
         version: String,
         logger: Logger
     ) -> SQLiteService {
@@ -17,9 +17,12 @@ enum ServiceWiring {
         options.backupDirectory = configuration.backupDirectory
         options.requestLogLevel = configuration.requestLogLevel
         options.metrics = configuration.metricsEnabled ? ServiceMetrics(databasePath: configuration.databasePath) : nil
-        options.groupCommit = configuration.groupCommit
+        // Group commit is a local writer's: on the cluster each Raft round is its own group.
+        if case .local = storage {
+            options.groupCommit = configuration.groupCommit
+        }
         let service = SQLiteService(
-            pool: pool,
+            storage: storage,
             limits: configuration.serviceLimits,
             version: version,
             logger: logger,

@@ -35,6 +35,21 @@ import Testing
         }
     }
 
+    /// Checks a FAILURE appended to a begun ROWS body (dqlite 1.11, a QUERY failing after its first step): the
+    /// failure is the body's last words, after the column names and any rows; other bytes left over still fail.
+    @Test func failure_afterPartialRows() throws {
+        let failure: [UInt8] =
+            [8, 0, 0, 0, 0, 0, 0, 0] + Array("attempt to write a readonly database".utf8) + [0, 0, 0, 0]
+        let columns: [UInt8] = [1, 0, 0, 0, 0, 0, 0, 0] + Array("v".utf8) + [0, 0, 0, 0, 0, 0, 0]
+        let row: [UInt8] = [1, 0, 0, 0, 0, 0, 0, 0] + [7, 0, 0, 0, 0, 0, 0, 0]
+        let expected = DqliteResponse.failure(code: 8, message: "attempt to write a readonly database")
+        #expect(try DqliteResponse.decode(type: 0, body: columns + failure) == expected)
+        #expect(try DqliteResponse.decode(type: 0, body: columns + row + failure) == expected)
+        #expect(throws: DqliteError.self) {
+            try DqliteResponse.decode(type: 0, body: failure + [1, 2, 3, 4, 5, 6, 7, 8])
+        }
+    }
+
     /// Checks SERVER, WELCOME, DB, STMT, RESULT and EMPTY against their layouts.
     @Test func fixedResponses_fromSpecBytes() throws {
         #expect(

@@ -29,7 +29,9 @@ extension SQLiteService {
     /// A request answered here is logged and counted in the metrics here; one given up is left entirely to
     /// ``handle(_:)``, so each request is recorded once.
     public func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
-        answering(request) { request, endpoint, settings in
+        // The cluster backend's statements wait for the leader's answer: never on the event loop.
+        guard case .local = storage else { return nil }
+        return answering(request) { request, endpoint, settings in
             respondOnEventLoop(to: request, endpoint, settings: settings)
         }
     }
@@ -83,7 +85,7 @@ extension SQLiteService {
             try Self.requireGet(request)
             guard metrics != nil else { return try metricsResponse(nil) }
             return nil
-        case .backup:
+        case .backup, .cluster:
             return nil
         case .schemaTable:
             try Self.requireGet(request)

@@ -45,7 +45,7 @@ struct StatementExecutor {
     ) throws(APIError) {
         defer { statement.reset() }
         try context.checkDeadline()
-        try check(statement, context: context)
+        try Self.check(statement, context: context)
         var result = JSONWriter()
         try execute(statement, arguments: .positional([]), context: &context, into: &result)
         out.writeRaw(result.bytes)
@@ -61,7 +61,7 @@ struct StatementExecutor {
             throw APIError(error, db: db)
         }
         do {
-            try check(statement, context: context)
+            try Self.check(statement, context: context)
         } catch {
             statement.reset()
             throw error
@@ -69,8 +69,9 @@ struct StatementExecutor {
         return statement
     }
 
-    /// Applies the contract's statement rules that SQLite does not enforce.
-    private func check(_ statement: Statement, context: RequestContext) throws(APIError) {
+    /// Applies the contract's statement rules that SQLite does not enforce (also to the statements the cluster
+    /// backend checks before sending them to the leader).
+    static func check(_ statement: Statement, context: RequestContext) throws(APIError) {
         switch StatementProfile.of(statement).transactionControl {
         case .transaction:
             throw .transactionControl(
@@ -239,7 +240,7 @@ struct StatementExecutor {
     // MARK: - Arguments
 
     /// Named values keyed as the SQL writes them; two keys for one parameter are refused.
-    private static func namedArguments(
+    static func namedArguments(
         _ parameters: [StatementRequest.NamedParameter],
         setIndex: Int? = nil
     ) throws(APIError) -> StatementArguments {

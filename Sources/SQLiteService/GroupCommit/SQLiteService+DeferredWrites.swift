@@ -14,7 +14,10 @@ extension SQLiteService {
         let started = ContinuousClock.now
         let settings = self.settings
         let groupCommit = settings.options.groupCommit
-        guard groupCommit.isEnabled, request.body.count <= Self.eventLoopBodyLimit else { return false }
+        // Group commit is off on the cluster backend (each Raft round is its own group).
+        guard case .local = storage, groupCommit.isEnabled, request.body.count <= Self.eventLoopBodyLimit else {
+            return false
+        }
         let endpoint = ServiceEndpoint(path: request.path)
         switch endpoint {
         case .update, .batch, .transaction: break

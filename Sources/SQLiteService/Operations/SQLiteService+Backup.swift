@@ -25,7 +25,10 @@ extension SQLiteService {
         try Self.checkBackupBody(request.body)
         let started = ContinuousClock.now
         let (name, size) = try backupSerializer.withLock { _ throws(APIError) in
-            try writeBackup(into: directory, metrics: options.metrics)
+            switch storage {
+            case .local: try writeBackup(into: directory, metrics: options.metrics)
+            case .cluster(let cluster): try writeClusterBackup(into: directory, cluster: cluster)
+            }
         }
         logger.info(
             "backup written",
@@ -48,20 +51,7 @@ extension SQLiteService {
         into directory: String,
         metrics: ServiceMetrics?
     ) throws(APIError) -> (name: String, size: Int64) {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            logger.error("cannot create the backup directory", metadata: ["directory": "\(directory)"])
-            throw .internal("the backup directory cannot be created")
-        }
-        var name = Self.backupFileName(databasePath: pool.path, date: Date(), attempt: 0)
-        var attempt = 0
-        // Two backups within one millisecond, or a clock set back: never reuse a name.
-        while FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(name)) {
-            attempt += 1
-            name = Self.backupFileName(databasePath: pool.path, date: Date(), attempt: attempt)
-        }
-        let path = (directory as NSString).appendingPathComponent(name)
+        let (name, path) = try newBackupFile(in: directory, databasePath: pool.path)
         try onReader(metrics: metrics) { db throws(APIError) in
             do {
                 try db.backup(to: path)
@@ -71,9 +61,31 @@ extension SQLiteService {
                 throw apiError
             }
         }
+        return (name, Self.fileSize(path))
+    }
+
+    /// Creates `directory` when missing and picks a backup name there that no file has: `(name, full path)`.
+    func newBackupFile(in directory: String, databasePath: String) throws(APIError) -> (name: String, path: String) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            logger.error("cannot create the backup directory", metadata: ["directory": "\(directory)"])
+            throw .internal("the backup directory cannot be created")
+        }
+        var name = Self.backupFileName(databasePath: databasePath, date: Date(), attempt: 0)
+        var attempt = 0
+        // Two backups within one millisecond, or a clock set back: never reuse a name.
+        while FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(name)) {
+            attempt += 1
+            name = Self.backupFileName(databasePath: databasePath, date: Date(), attempt: attempt)
+        }
+        return (name, (directory as NSString).appendingPathComponent(name))
+    }
+
+    /// The size of the file at `path`, 0 when it cannot be read.
+    static func fileSize(_ path: String) -> Int64 {
         var info = stat()
-        let size = stat(path, &info) == 0 ? Int64(info.st_size) : 0
-        return (name, size)
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 
     /// `<database name>-<UTC time to the millisecond>[-attempt]<database extension, or .db>`, such as

@@ -22,6 +22,8 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
     case tablesCount
     /// `/schema/{table}`.
     case schemaTable
+    /// `GET /cluster` (the cluster backend only).
+    case cluster
     /// Any other path (a 404, or `/admin/…` and `/backup/…` paths that no operation serves).
     case other
 
@@ -50,6 +52,7 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
         case .tablesRow: "/tables/{table}/rows/{key}"
         case .tablesCount: "/tables/{table}/count"
         case .schemaTable: "/schema/{table}"
+        case .cluster: "/cluster"
         case .other: "other"
         }
     }
@@ -72,6 +75,7 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
         case 7 where path.starts(with: "/backup".utf8): return .backup
         case 7 where path.starts(with: "/tables".utf8): return .tables
         case 8 where path.starts(with: "/metrics".utf8): return .metrics
+        case 8 where path.starts(with: "/cluster".utf8): return .cluster
         case 12 where path.starts(with: "/transaction".utf8): return .transaction
         case 13 where path.starts(with: "/admin/vacuum".utf8): return .adminVacuum
         case 15 where path.starts(with: "/admin/optimize".utf8): return .adminOptimize

@@ -32,6 +32,21 @@ struct ConfigurationOptions: ParsableArguments {
     )
     var logLevel: String?
 
+    @Option(
+        name: .long,
+        help: "This node's id in a dqlite cluster; 1 bootstraps it (cluster.node_id; default 0: no cluster)."
+    )
+    var clusterNodeId: Int?
+
+    @Option(name: .long, help: "The Raft address this node binds, <IPv4>:<port> (cluster.address).")
+    var clusterAddress: String?
+
+    @Option(name: .long, help: "An existing member's address to join through; repeat for several (cluster.join).")
+    var clusterJoin: [String] = []
+
+    @Option(name: .long, help: "The node's Raft data directory, created when missing (cluster.data_dir).")
+    var clusterDataDir: String?
+
     /// The configuration file to read: `--config`, else `$SQLITED_CONFIG`, else none.
     func configFilePath(environment: [String: String]) -> String? {
         if let config { return config }
@@ -50,6 +65,10 @@ struct ConfigurationOptions: ParsableArguments {
         if let unixSocket { flags["listen.unix_socket"] = ("--unix-socket", .string(unixSocket)) }
         if let readers { flags["database.readers"] = ("--readers", .int(readers)) }
         if let logLevel { flags["log.level"] = ("--log-level", .string(logLevel)) }
+        if let clusterNodeId { flags["cluster.node_id"] = ("--cluster-node-id", .int(clusterNodeId)) }
+        if let clusterAddress { flags["cluster.address"] = ("--cluster-address", .string(clusterAddress)) }
+        if !clusterJoin.isEmpty { flags["cluster.join"] = ("--cluster-join", .stringArray(clusterJoin)) }
+        if let clusterDataDir { flags["cluster.data_dir"] = ("--cluster-data-dir", .string(clusterDataDir)) }
         let values = try LayeredConfiguration(
             flags: flags,
             environment: environment,

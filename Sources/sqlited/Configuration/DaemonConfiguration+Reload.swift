@@ -42,6 +42,7 @@ extension DaemonConfiguration {
         restart("database.checkpoint.wal_size_limit", \.maintenance.walSizeLimit)
         restart("database.optimize_interval", \.maintenance.optimizeInterval)
         restart("database.group_commit", \.groupCommit)
+        restart("cluster", \.cluster)
         live("limits.max_body_size", \.httpLimits.maxBodySize)
         live("limits.max_head_size", \.httpLimits.maxHeadSize)
         live("limits.max_header_count", \.httpLimits.maxHeaderCount)

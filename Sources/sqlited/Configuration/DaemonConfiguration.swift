@@ -47,6 +47,8 @@ struct DaemonConfiguration: Sendable, Equatable {
     var tokens: TokenStore?
     /// Whether the daemon may listen on a non-loopback address with no token configured.
     var allowUnauthenticatedRemote: Bool
+    /// `cluster.*`: the dqlite cluster this process is a node of, or `nil` (the default) for the local database.
+    var cluster: ClusterSettings? = nil
 
     /// Reads and validates every key, then rejects unknown keys.
     ///
@@ -166,6 +168,7 @@ struct DaemonConfiguration: Sendable, Equatable {
         let metricsEnabled = try values.bool("metrics.enabled", default: true)
         let tokens = try Self.loadTokens(from: values)
         let allowUnauthenticatedRemote = try values.bool("auth.allow_unauthenticated_remote", default: false)
+        let cluster = try Self.loadCluster(from: values)
 
         try values.checkForUnknownKeys()
         return DaemonConfiguration(
@@ -191,7 +194,8 @@ struct DaemonConfiguration: Sendable, Equatable {
             migrationsDirectory: migrationsDirectory.isEmpty ? nil : migrationsDirectory,
             metricsEnabled: metricsEnabled,
             tokens: tokens,
-            allowUnauthenticatedRemote: allowUnauthenticatedRemote
+            allowUnauthenticatedRemote: allowUnauthenticatedRemote,
+            cluster: cluster
         )
     }
 

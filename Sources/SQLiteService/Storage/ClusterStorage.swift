@@ -1,0 +1,61 @@
+public import DqliteCluster
+
+/// The cluster backend (issue #15): the service's statements run on the dqlite cluster's leader, whichever node
+/// received the request, through the wire protocol (``ClusterClient``).
+///
+/// Two clients: one for the write endpoints, and one for `/query` whose leader connections run
+/// `PRAGMA query_only=1` as they open, so that SQLite on the leader refuses a statement that would write (the
+/// read-only rule of `/query`, which cannot be checked on this node alone). Every statement is first prepared on
+/// a copy of the schema (``SchemaShadow``), one per client, for the local backend's checks and errors. Reads go to
+/// the leader too, so a read after an acknowledged write sees it on any node.
+public final class ClusterStorage: Sendable {
+    /// What this node knows of the cluster (its id, the members and their roles, the leader), for `GET /cluster`
+    /// and `/health`; the daemon asks its ``ClusterMember``.
+    public typealias StatusProvider = @Sendable () throws(ClusterError) -> ClusterInfo
+
+    /// The name of the database every connection opens on the cluster.
+    public static let defaultDatabaseName = "sqlited"
+
+    let writer: ClusterClient
+    let reader: ClusterClient
+    let writeSchema: SchemaShadow
+    let readSchema: SchemaShadow
+    let status: StatusProvider
+    /// This node's own Raft address, reported by `GET /cluster` (also before the node belongs to a configuration).
+    let nodeAddress: String
+
+    /// A backend that reaches the leader through `members` (`"<IP>:<port>"` of any members; this node's own
+    /// address is enough).
+    ///
+    /// - Parameters:
+    ///   - nodeAddress: This node's Raft address.
+    ///   - limits: The limits of the copies of the schema (SQL length, parameters, …), as the local backend's
+    ///     connections get them when they open.
+    ///   - options: The clients' database and time limits; the read-only client adds `PRAGMA query_only=1`.
+    public init(
+        nodeAddress: String,
+        members: [String],
+        limits: ServiceLimits,
+        options: ClusterClient.Options = ClusterClient.Options(database: ClusterStorage.defaultDatabaseName),
+        status: @escaping StatusProvider
+    ) {
+        // Sealed both ways on the leader (LeaderPolicy lets one query_only setting through, first): the reader's
+        // connections refuse writes, and no caller can make a pooled writer connection read-only.
+        var writeOptions = options
+        writeOptions.queryOnly = false
+        writer = ClusterClient(members: members, options: writeOptions)
+        var readOptions = options
+        readOptions.queryOnly = true
+        reader = ClusterClient(members: members, options: readOptions)
+        writeSchema = SchemaShadow(role: .writer, limits: limits)
+        readSchema = SchemaShadow(role: .reader, limits: limits)
+        self.status = status
+        self.nodeAddress = nodeAddress
+    }
+
+    /// Closes the clients' idle connections.
+    public func close() {
+        writer.close()
+        reader.close()
+    }
+}

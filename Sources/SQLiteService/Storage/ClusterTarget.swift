@@ -1,0 +1,75 @@
+import DqliteClient
+import DqliteCluster
+
+/// Where the cluster backend sends a request's statements: the leader in autocommit mode through the writing or
+/// the read-only client, or one leader connection inside a transaction.
+///
+/// Not `Sendable`: a ``ClusterTransaction`` belongs to the thread running its transaction.
+enum ClusterTarget {
+    /// Autocommit statements of `/update` and `/batch`; also opens the transactions a `params_batch` or a
+    /// `RETURNING` statement needs.
+    case client(ClusterClient)
+    /// `/query`: leader connections that ran `PRAGMA query_only=1`, so a statement that would write is refused
+    /// by SQLite on the leader, whatever this node's copy of the schema said.
+    case readOnly(ClusterClient)
+    /// The statements of `/transaction`, and of a `params_batch` or `RETURNING` statement made atomic.
+    case transaction(ClusterTransaction)
+
+    /// Runs a statement that returns rows (QUERY_SQL).
+    func query(_ sql: String, _ parameters: [DqliteValue]) throws(APIError) -> DqliteRows {
+        do {
+            switch self {
+            case .client(let client), .readOnly(let client): return try client.query(sql, parameters: parameters)
+            case .transaction(let transaction): return try transaction.query(sql, parameters: parameters)
+            }
+        } catch {
+            throw APIError(cluster: error, isWrite: isWrite)
+        }
+    }
+
+    /// Runs a statement without rows (EXEC_SQL).
+    func exec(_ sql: String, _ parameters: [DqliteValue]) throws(APIError) -> DqliteExecResult {
+        do {
+            switch self {
+            case .client(let client), .readOnly(let client): return try client.exec(sql, parameters: parameters)
+            case .transaction(let transaction): return try transaction.exec(sql, parameters: parameters)
+            }
+        } catch {
+            throw APIError(cluster: error, isWrite: isWrite)
+        }
+    }
+
+    /// Runs `body` atomically: in a savepoint inside a transaction already open, else in a new transaction of the
+    /// writing client (BEGIN … COMMIT on one leader connection).
+    func atomically<T>(_ body: (ClusterTarget) throws(APIError) -> T) throws(APIError) -> T {
+        switch self {
+        case .transaction:
+            let name = "sqlited_params_batch"
+            _ = try exec("SAVEPOINT \(name)", [])
+            do {
+                let value = try body(self)
+                _ = try exec("RELEASE \(name)", [])
+                return value
+            } catch {
+                _ = try? exec("ROLLBACK TO \(name)", [])
+                _ = try? exec("RELEASE \(name)", [])
+                throw error
+            }
+        case .client(let client), .readOnly(let client):
+            do {
+                return try client.transaction { transaction in try body(.transaction(transaction)) }
+            } catch let error as APIError {
+                throw error
+            } catch let error as ClusterError {
+                throw APIError(cluster: error, isWrite: true)
+            } catch {
+                throw APIError(error, db: nil)
+            }
+        }
+    }
+
+    private var isWrite: Bool {
+        if case .readOnly = self { return false }
+        return true
+    }
+}

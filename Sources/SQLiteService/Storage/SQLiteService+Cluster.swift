@@ -1,0 +1,260 @@
+import DqliteClient
+import DqliteCluster
+import HTTPServer
+import SQLiteEngine
+
+/// The endpoints on the cluster backend: the same decoded requests as on the local backend, run by
+/// ``ClusterStatementRunner`` on the leader.
+extension SQLiteService {
+    /// ``route(_:_:settings:)`` on the cluster backend.
+    func routeOnCluster(
+        _ request: HTTPRequest,
+        _ endpoint: ServiceEndpoint,
+        settings: ServiceSettings,
+        cluster: ClusterStorage
+    ) throws(APIError) -> HTTPResponse {
+        let limits = settings.limits
+        switch endpoint {
+        case .query, .update, .batch, .transaction:
+            try Self.requirePostWithJSON(request)
+            switch endpoint {
+            case .query: return try clusterQuery(request.body, limits: limits, cluster: cluster)
+            case .update: return try clusterUpdate(request.body, limits: limits, cluster: cluster)
+            case .batch: return try clusterBatch(request.body, limits: limits, cluster: cluster)
+            default: return try clusterTransaction(request.body, limits: limits, cluster: cluster)
+            }
+        case .health:
+            try Self.requireGet(request)
+            return clusterHealth(isAvailable: settings.isAvailable, cluster: cluster)
+        case .metrics:
+            try Self.requireGet(request)
+            return try metricsResponse(settings.options.metrics)
+        case .cluster:
+            try Self.requireGet(request)
+            return try clusterStatus(cluster)
+        case .schema:
+            try Self.requireGet(request)
+            return try clusterSchema(cluster) { db throws(APIError) in try Self.schemaBody(db) }
+        case .schemaTable:
+            try Self.requireGet(request)
+            let name = String(request.path.dropFirst("/schema/".count))
+            return try clusterSchema(cluster) { db throws(APIError) in try Self.tableSchemaBody(name, db) }
+        case .backup:
+            guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
+            return try backupResponse(request, options: settings.options)
+        case .adminVacuum, .adminCheckpoint, .adminOptimize, .tables, .tablesRows, .tablesRow, .tablesCount:
+            throw .notImplemented("\(endpoint.label) is not available in cluster mode yet (see the README)")
+        case .other:
+            throw Self.noEndpoint(request)
+        }
+    }
+
+    /// `GET /schema` and `/schema/{table}`: the local backend's answers, read from this node's copy of the leader's
+    /// schema (brought up to date with the leader's schema version first).
+    private func clusterSchema(
+        _ cluster: ClusterStorage,
+        _ body: (Database) throws(APIError) -> [UInt8]
+    ) throws(APIError) -> HTTPResponse {
+        Self.jsonResponse(try cluster.readSchema.withSchema(refreshingFrom: cluster.reader, body))
+    }
+
+    /// `POST /query`: checked on the read copy of the schema, run on a read-only leader connection.
+    private func clusterQuery(
+        _ body: [UInt8],
+        limits: ServiceLimits,
+        cluster: ClusterStorage
+    ) throws(APIError) -> HTTPResponse {
+        var (request, context) = try Self.decodeQuery(body, limits: limits)
+        let plan = try cluster.readSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
+            try ClusterStatementPlan(request.statement, on: db, context: context)
+        }
+        var writer = JSONWriter()
+        try ClusterStatementRunner(target: .readOnly(cluster.reader)).run(
+            plan,
+            on: nil,
+            context: &context,
+            into: &writer
+        )
+        return Self.jsonResponse(writer.bytes)
+    }
+
+    /// `POST /update`: one statement on the leader, in autocommit mode.
+    private func clusterUpdate(
+        _ body: [UInt8],
+        limits: ServiceLimits,
+        cluster: ClusterStorage
+    ) throws(APIError) -> HTTPResponse {
+        let request = try RequestDecoder().decodeUpdate(body)
+        var context = RequestContext(
+            options: request.options,
+            limits: limits,
+            allowsSavepoints: false,
+            requiresReadOnly: false
+        )
+        var writer = JSONWriter()
+        try cluster.writeSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
+            try ClusterStatementRunner(target: .client(cluster.writer))
+                .run(request.statement, on: db, context: &context, into: &writer)
+        }
+        return Self.jsonResponse(writer.bytes)
+    }
+
+    /// `POST /batch`: statements in order, each committing on its own on the leader.
+    ///
+    /// Unlike the local writer, no other request's statement is kept from running between them on the leader
+    /// (other nodes' requests are not serialized with this node's); on this node batches and writes run one at
+    /// a time.
+    private func clusterBatch(
+        _ body: [UInt8],
+        limits: ServiceLimits,
+        cluster: ClusterStorage
+    ) throws(APIError) -> HTTPResponse {
+        let request = try RequestDecoder().decodeBatch(body)
+        if case .statements(let statements) = request.body, statements.count > limits.maxStatements {
+            throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
+        }
+        var context = RequestContext(
+            options: request.options,
+            limits: limits,
+            allowsSavepoints: false,
+            requiresReadOnly: false
+        )
+        let runner = ClusterStatementRunner(target: .client(cluster.writer))
+        let output = try cluster.writeSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
+            var run = BatchRun(continueOnError: request.continueOnError)
+            do throws(APIError) {
+                switch request.body {
+                case .statements(let statements):
+                    for statement in statements {
+                        try run.step { (writer: inout JSONWriter) throws(APIError) in
+                            try runner.run(statement, on: db, context: &context, into: &writer)
+                        }
+                    }
+                case .script(let script):
+                    try Self.runClusterScript(script, on: db, runner: runner, run: &run, context: &context)
+                }
+            } catch {
+                // A request invalid as a whole (a script with no statement) belongs to no statement.
+                if error.code == "INVALID_REQUEST" { throw error }
+                run.fail(error)
+            }
+            return run.finish()
+        }
+        return output.status == 200
+            ? Self.jsonResponse(output.body)
+            : Self.jsonResponse(status: output.status, output.body, headers: output.headers)
+    }
+
+    /// A `/batch` script: split and checked statement by statement on the copy of the schema (SQLite's own parser,
+    /// as on the local backend), each run on the leader before the next is prepared.
+    private static func runClusterScript(
+        _ script: String,
+        on db: Database,
+        runner: ClusterStatementRunner,
+        run: inout BatchRun,
+        context: inout RequestContext
+    ) throws(APIError) {
+        let statements = db.statements(in: script)
+        var sawStatement = false
+        while true {
+            let next: Statement?
+            do {
+                next = try statements.next()
+            } catch {
+                if !sawStatement, (error as? DatabaseError)?.kind == .emptyStatement {
+                    throw .invalidRequest("script holds no statement")
+                }
+                try run.step { (_: inout JSONWriter) throws(APIError) in throw APIError(error, db: db) }
+                if run.continueOnError, statements.skipFailedStatement() {
+                    sawStatement = true
+                    continue
+                }
+                return
+            }
+            guard let statement = next else { break }
+            sawStatement = true
+            try run.step { (writer: inout JSONWriter) throws(APIError) in
+                let plan = try ClusterStatementPlan(scriptStatement: statement, context: context)
+                try runner.run(plan, on: db, context: &context, into: &writer)
+            }
+            if run.stopped { return }
+        }
+        if !sawStatement { throw .invalidRequest("script holds no statement") }
+    }
+
+    /// `POST /transaction`: BEGIN, the statements, COMMIT on one leader connection; on any failure everything is
+    /// rolled back and the body is only the error. The `mode` is accepted and has no effect: the leader runs one
+    /// write transaction at a time whatever the mode.
+    private func clusterTransaction(
+        _ body: [UInt8],
+        limits: ServiceLimits,
+        cluster: ClusterStorage
+    ) throws(APIError) -> HTTPResponse {
+        let request = try RequestDecoder().decodeTransaction(body)
+        guard request.statements.count <= limits.maxStatements else {
+            throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
+        }
+        let context = RequestContext(
+            options: request.options,
+            limits: limits,
+            allowsSavepoints: true,
+            requiresReadOnly: false
+        )
+        let output = try cluster.writeSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
+            // Tried again, from the start, while another node's transaction holds the leader's write lock.
+            try BusyRetry.run(until: context.deadline) { () throws(APIError) in
+                try Self.clusterTransactionAttempt(request, context: context, on: db, cluster: cluster)
+            }
+        }
+        return Self.jsonResponse(output)
+    }
+
+    /// One attempt of a `/transaction`: the body, or the error with its statement index. The DDL it applied to the
+    /// copy of the schema is undone when it fails (the leader rolled it back).
+    private static func clusterTransactionAttempt(
+        _ request: TransactionRequest,
+        context: RequestContext,
+        on db: Database,
+        cluster: ClusterStorage
+    ) throws(APIError) -> [UInt8] {
+        var context = context
+        let savepoint = "sqlited_transaction_attempt"
+        try? db.beginSavepoint(savepoint)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("results")
+        writer.beginArray()
+        var index: Int?
+        do {
+            try cluster.writer.transaction { transaction in
+                let runner = ClusterStatementRunner(target: .transaction(transaction))
+                for (position, statement) in request.statements.enumerated() {
+                    index = position
+                    try runner.run(statement, on: db, context: &context, into: &writer)
+                }
+                index = nil
+            }
+        } catch {
+            try? db.rollbackToSavepoint(savepoint)
+            try? db.releaseSavepoint(savepoint)
+            var apiError: APIError
+            var outcomeUnknown = false
+            if let error = error as? APIError {
+                apiError = error
+            } else if let error = error as? ClusterError {
+                apiError = APIError(cluster: error, isWrite: true)
+                outcomeUnknown = error.kind == .outcomeUnknown
+            } else {
+                apiError = APIError(error, db: nil)
+            }
+            apiError.statementIndex = index
+            // A COMMIT whose answer was lost may have been committed.
+            if !outcomeUnknown { apiError.rolledBack = true }
+            throw apiError
+        }
+        try? db.releaseSavepoint(savepoint)
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+}

@@ -1,0 +1,73 @@
+import DqliteClient
+import DqliteCluster
+import HTTPServer
+
+extension SQLiteService {
+    /// `/health` on the cluster backend: ok only once this node knows a leader (before that, or while an election
+    /// runs, no statement could be served), else 503 like a starting server.
+    func clusterHealth(isAvailable: Bool, cluster: ClusterStorage) -> HTTPResponse {
+        guard isAvailable else { return health(isAvailable: false) }
+        guard let info = try? cluster.status(), info.leaderID != nil else {
+            return health(isAvailable: false, reason: "this node knows no leader of the cluster")
+        }
+        return health(isAvailable: true)
+    }
+
+    /// `GET /cluster`: this node, the leader it knows, and every member with its role.
+    ///
+    /// `{"node": {"id", "address"}, "leader": {"id", "address"} | null, "nodes": [{"id", "address", "role",
+    /// "leader"}]}`; roles are `voter`, `standby` and `spare`. 503 `UNAVAILABLE` when the node does not answer.
+    func clusterStatus(_ cluster: ClusterStorage) throws(APIError) -> HTTPResponse {
+        let info: ClusterInfo
+        do {
+            info = try cluster.status()
+        } catch {
+            throw .unavailable("this node's dqlite node does not answer", retryAfter: 1)
+        }
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("node")
+        writer.beginObject()
+        writer.key("id")
+        writer.writeInt64(Int64(info.nodeID))
+        writer.key("address")
+        writer.writeString(cluster.nodeAddress)
+        writer.endObject()
+        writer.key("leader")
+        if let id = info.leaderID, let address = info.leaderAddress {
+            writer.beginObject()
+            writer.key("id")
+            writer.writeInt64(Int64(id))
+            writer.key("address")
+            writer.writeString(address)
+            writer.endObject()
+        } else {
+            writer.writeNull()
+        }
+        writer.key("nodes")
+        writer.beginArray()
+        for node in info.nodes {
+            writer.beginObject()
+            writer.key("id")
+            writer.writeInt64(Int64(node.id))
+            writer.key("address")
+            writer.writeString(node.address)
+            writer.key("role")
+            writer.writeString(Self.roleName(node.role))
+            writer.key("leader")
+            writer.writeBool(node.id == info.leaderID)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return Self.jsonResponse(writer.bytes)
+    }
+
+    private static func roleName(_ role: DqliteRole) -> String {
+        switch role {
+        case .voter: "voter"
+        case .standBy: "standby"
+        case .spare: "spare"
+        }
+    }
+}

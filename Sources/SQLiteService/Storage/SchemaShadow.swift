@@ -1,0 +1,116 @@
+import DqliteClient
+import DqliteCluster
+import Foundation
+import SQLiteEngine
+
+/// A copy of the cluster database's schema in an in-memory SQLite database of this process, on which the cluster
+/// backend prepares every statement before the leader runs it.
+///
+/// The wire protocol answers a statement with its rows or its changes, nothing else: not whether it is read-only,
+/// the names of its parameters, the declared types of its columns, nor where the first statement of a text ends.
+/// Prepared here, on the same schema with the same SQL policy and limits as the local backend's connections, a
+/// statement gets the local backend's checks and errors (`MULTIPLE_STATEMENTS`, `TRANSACTION_CONTROL`,
+/// `READONLY_STATEMENT`, `BIND_ERROR`, `SQLITE_AUTH`, syntax errors, unknown tables and columns), its named
+/// parameters are put in the leader's positional order, and its result has the same `columns` and `types`.
+///
+/// The copy follows the leader's `PRAGMA schema_version`, read when a request takes the copy (one more round trip
+/// per request), and is rebuilt from the leader's `sqlite_master` when it changed. A request's own DDL is applied to
+/// the copy as it runs, so that its later statements see it (inside `/transaction` the leader's other connections
+/// do not see it before the COMMIT). A schema changed through another node between the version check and a
+/// statement is seen by the next request only; the leader's own checks still apply.
+///
+/// `@unchecked Sendable`: `lock` guards `database` and `version`; a request holds it while it uses the copy.
+final class SchemaShadow: @unchecked Sendable {
+    private let lock = NSLock()
+    private var database: Database?
+    /// The leader's schema version the copy was built from; nil forces a rebuild.
+    private var version: Int64?
+    private let role: SQLiteService.ConnectionRole
+    private let limits: ServiceLimits
+
+    /// A copy whose connection gets the policy and limits of the local backend's connections of `role`.
+    init(role: SQLiteService.ConnectionRole, limits: ServiceLimits) {
+        self.role = role
+        self.limits = limits
+    }
+
+    /// Runs `body` on the copy, brought up to date with the leader first; no other request uses the copy meanwhile.
+    func withSchema<T>(
+        refreshingFrom client: ClusterClient,
+        _ body: (Database) throws(APIError) -> T
+    ) throws(APIError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        let db = try current(client)
+        // DDL the request applied to the copy may not be the leader's in the end (a `ROLLBACK TO` inside
+        // `/transaction` undid it there; the leader's schema version does not move then): a copy changed by a
+        // request is rebuilt before the next one.
+        let versionBefore = try? db.int64(sql: "PRAGMA schema_version")
+        defer {
+            if (try? db.int64(sql: "PRAGMA schema_version")) != versionBefore {
+                version = nil
+            }
+        }
+        return try body(db)
+    }
+
+    private func current(_ client: ClusterClient) throws(APIError) -> Database {
+        let leaderVersion: Int64
+        do {
+            let rows = try client.query("PRAGMA schema_version")
+            guard case .integer(let value)? = rows.rows.first?.first else {
+                throw APIError.internal("the leader did not report its schema version")
+            }
+            leaderVersion = value
+        } catch let error as ClusterError {
+            throw APIError(cluster: error, isWrite: false)
+        } catch {
+            throw APIError(error, db: nil)
+        }
+        if let database, version == leaderVersion {
+            return database
+        }
+        let fresh = try build(client)
+        database = fresh
+        version = leaderVersion
+        return fresh
+    }
+
+    /// A new copy: the leader's objects in the order the leader stores them (so that `GET /schema` lists them in
+    /// the same order), and those that failed (an object created before one it names) once more at the end.
+    private func build(_ client: ClusterClient) throws(APIError) -> Database {
+        let objects: DqliteRows
+        do {
+            objects = try client.query("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid")
+        } catch {
+            throw APIError(cluster: error, isWrite: false)
+        }
+        var configuration = Configuration()
+        let role = self.role
+        let limits = self.limits
+        configuration.prepareDatabase = { db in SQLiteService.prepareConnection(db, role: role, limits: limits) }
+        let db: Database
+        do {
+            db = try Database(path: ":memory:", configuration: configuration)
+        } catch {
+            throw APIError(error, db: nil)
+        }
+        var failed: [String] = []
+        for object in objects.rows {
+            guard object.count == 2, case .text(let name) = object[0], case .text(let sql) = object[1],
+                !name.lowercased().hasPrefix("sqlite_")
+            else { continue }
+            do {
+                try db.execute(sql: sql)
+            } catch {
+                failed.append(sql)
+            }
+        }
+        // An object the copy still cannot create (a virtual table's own tables, made by the virtual table already; a
+        // module this process lacks) is left out: its statements then fail here as on a database without it.
+        for sql in failed {
+            try? db.execute(sql: sql)
+        }
+        return db
+    }
+}
