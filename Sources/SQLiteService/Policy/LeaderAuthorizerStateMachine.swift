@@ -64,6 +64,15 @@ final class LeaderAuthorizerStateMachine {
         .alterTable, .reindex, .analyze,
     ]
 
+    /// The first use of an eponymous virtual table on a connection (`pragma_table_info`, `json_each`) asks the
+    /// authorizer for UPDATEs of `sqlite_master`'s columns while SQLite registers the table in memory
+    /// (`sqlite3VtabEponymousTableInit`); nothing is written. A statement cannot write `sqlite_master` itself: SQLite
+    /// refuses it without `writable_schema`, which the policy denies, and `query_only` stops any write at its step.
+    static func isEponymousTableSetUp(_ context: AuthorizerContext) -> Bool {
+        guard context.action == .update, let table = context.arg1?.lowercased() else { return false }
+        return table == "sqlite_master" || table == "sqlite_schema"
+    }
+
     /// The spellings of a true boolean pragma value.
     static let trueValues: Set<String> = ["1", "on", "true", "yes"]
 
@@ -104,7 +113,7 @@ final class LeaderAuthorizerStateMachine {
                 return .allow
             }
         }
-        if isReadOnly, Self.writeActions.contains(context.action) {
+        if isReadOnly, Self.writeActions.contains(context.action), !Self.isEponymousTableSetUp(context) {
             return .denyWrite
         }
         return .applyPolicy

@@ -53,6 +53,29 @@ import Testing
         #expect(writable.authorize(insert) == .applyPolicy)
     }
 
+    /// A read-only session still lets through what SQLite asks while it sets up an eponymous virtual table
+    /// (`SELECT … FROM pragma_table_info('t')`, as `sqlite3 .auth ON` shows): UPDATEs of `sqlite_master`'s columns
+    /// that write nothing; an UPDATE of any other table stays denied.
+    @Test func readOnlySession_letsEponymousTablesSetUp() {
+        let machine = LeaderAuthorizerStateMachine()
+        for context in Self.dqliteSetUp {
+            _ = machine.authorize(context)
+        }
+        _ = machine.authorize(Self.pragma("query_only", "1"))
+        for column in ["type", "name", "tbl_name", "rootpage", "sql"] {
+            let context = AuthorizerContext(
+                action: .update,
+                arg1: "sqlite_master",
+                arg2: column,
+                arg3: "main",
+                arg4: nil
+            )
+            #expect(machine.authorize(context) == .applyPolicy)
+        }
+        let other = AuthorizerContext(action: .update, arg1: "t", arg2: "x", arg3: "main", arg4: nil)
+        #expect(machine.authorize(other) == .denyWrite)
+    }
+
     @Test func anotherStatement_endsTheSetUp_forGood() {
         let machine = LeaderAuthorizerStateMachine()
         #expect(machine.authorize(Self.dqliteSetUp[0]) == .allow)
