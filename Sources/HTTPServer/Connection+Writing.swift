@@ -63,7 +63,7 @@ extension Connection {
                 framing: hasContent ? .contentLength(body.count) : .none,
                 keepAlive: keepAlive,
                 version: version,
-                serverHeader: server.configuration.serverHeader
+                serverHeader: server.serverHeader
             )
         )
         if hasContent && method != "HEAD" {
@@ -85,7 +85,7 @@ extension Connection {
                 framing: .contentLength(body.count),
                 keepAlive: false,
                 version: .http1_1,
-                serverHeader: server.configuration.serverHeader
+                serverHeader: server.serverHeader
             )
         )
         enqueue(body)
@@ -126,7 +126,7 @@ extension Connection {
                     framing: framing,
                     keepAlive: keepAlive,
                     version: version,
-                    serverHeader: server.configuration.serverHeader
+                    serverHeader: server.serverHeader
                 )
             )
             if !hasContent || method == "HEAD" {

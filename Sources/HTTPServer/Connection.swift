@@ -58,6 +58,8 @@ final class Connection: @unchecked Sendable {
     var collectingHTTP2Output = false
     /// The events of the last read, taken from the session (their array kept for the next read).
     var http2Events: [HTTP2Session.Event] = []
+    /// The authority and target the connection's last HTTP/2 requests had, already checked.
+    var http2RequestMemo = HTTP2RequestMemo()
     /// HTTP/2 streams of this connection being answered on handler threads, and those waiting for their turn.
     var http2OnHandlerThreads = 0
     var http2Waiting: [(request: HTTPRequest, streamID: Int32)] = []

@@ -30,6 +30,9 @@ public final class HTTPServer: Sendable {
     }
 
     let configuration: HTTPServerConfiguration
+    /// The configured `Server` field value when it is a valid field value (checked once, not per response); nil
+    /// sends none.
+    let serverHeader: String?
     let handler: any HTTPHandler
     let logger: Logger
     let handlerPool: HandlerThreadPool
@@ -49,6 +52,7 @@ public final class HTTPServer: Sendable {
     /// Creates a server; nothing happens until `start()`.
     public init(configuration: HTTPServerConfiguration, handler: any HTTPHandler, logger: Logger) {
         self.configuration = configuration
+        serverHeader = configuration.serverHeader.flatMap { ResponseHead.isValidValue($0) ? $0 : nil }
         self.handler = handler
         self.logger = logger
         self.limits = Mutex(configuration.limits)
@@ -248,7 +252,7 @@ public final class HTTPServer: Sendable {
                 framing: .contentLength(body.count),
                 keepAlive: false,
                 version: .http1_1,
-                serverHeader: configuration.serverHeader
+                serverHeader: serverHeader
             ) + body
         // One non-blocking attempt: a fresh socket's send buffer always takes a response this small.
         _ = bytes.withUnsafeBytes { try? Socket.send(fd, $0) }

@@ -19,6 +19,7 @@ enum ResponseHead {
     /// Bit n set: some server-owned name has n bytes (a mask, not a `Set`: no hashing per field).
     private static let serverOwnedLengths: UInt64 = serverOwnedFields.reduce(0) { $0 | 1 << $1.utf8.count }
 
+    /// The response head; `serverHeader` must be a valid field value (``HTTPServer`` checks the configured one once).
     static func serialize(
         status: HTTPStatus,
         headers: HTTPHeaders,
@@ -37,7 +38,7 @@ enum ResponseHead {
         head.appendLiteral("\r\nDate: ")
         HTTPDate.appendNow(to: &head)
         head.appendLiteral("\r\n")
-        if let serverHeader, isValidValue(serverHeader) {
+        if let serverHeader {
             appendField("Server", serverHeader, to: &head)
         }
         for (name, value) in headers {

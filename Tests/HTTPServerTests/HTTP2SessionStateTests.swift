@@ -110,4 +110,33 @@ import Testing
         #expect(withHost.headers.values(for: "host") == ["b.example"])
         #expect(withHost.host == "b.example")
     }
+
+    /// A connection's memo skips re-checking only what is the same: a new authority or target is checked and
+    /// decoded again (an invalid one after valid ones is still refused), a repeated one gives the same request.
+    @Test func requestMemo_checksWhatChanged() throws {
+        var memo = HTTP2RequestMemo()
+        func request(_ path: String, _ authority: String) throws(RequestParser.Rejection) -> HTTPRequest {
+            try HTTPRequest.fromHTTP2(
+                head: HTTP2RequestHead([(":method", "GET"), (":path", path), (":authority", authority)]),
+                body: [],
+                limits: HTTPLimits(),
+                remoteAddress: nil,
+                memo: &memo
+            )
+        }
+        let first = try request("/tables/a%20b/rows?x=1&y=%C3%A9", "a.example")
+        let again = try request("/tables/a%20b/rows?x=1&y=%C3%A9", "a.example")
+        for decoded in [first, again] {
+            #expect(decoded.path == "/tables/a b/rows")
+            #expect(decoded.rawPath == "/tables/a%20b/rows")
+            #expect(decoded.query.map(\.name) == ["x", "y"] && decoded.query.map(\.value) == ["1", "é"])
+        }
+        let other = try request("/query", "a.example")
+        #expect(other.path == "/query" && other.query.isEmpty)
+        #expect(throws: RequestParser.Rejection.self) { try request("/query", "bad host") }
+        #expect(throws: RequestParser.Rejection.self) { try request("/a%zz", "a.example") }
+        #expect(throws: RequestParser.Rejection.self) { try request("query", "a.example") }
+        #expect(throws: RequestParser.Rejection.self) { try request("*", "a.example") }
+        #expect(try request("/query", "b.example:8080").headers["host"] == "b.example:8080")
+    }
 }

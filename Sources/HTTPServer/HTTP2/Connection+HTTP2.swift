@@ -119,7 +119,8 @@ extension Connection {
                         head: head,
                         body: body,
                         limits: limits,
-                        remoteAddress: remoteAddress
+                        remoteAddress: remoteAddress,
+                        memo: &http2RequestMemo
                     )
                     if !trailers.isEmpty { request.trailers = HTTPHeaders(trailers.map { ($0.name, $0.value) }) }
                     dispatchHTTP2(request, streamID: streamID)
@@ -236,7 +237,7 @@ extension Connection {
     private func deliverHTTP2(_ response: HTTPResponse, body: [UInt8], method: String, streamID: Int32) {
         guard !closed, let session = http2 else { return }
         let hasContent = !response.status.forbidsContent
-        let serverHeader = server.configuration.serverHeader
+        let serverHeader = server.serverHeader
         do {
             try session.respond(
                 streamID: streamID,
@@ -244,7 +245,7 @@ extension Connection {
                 body: hasContent && method != "HEAD" ? body : []
             ) { fields in
                 fields.appendDate()
-                if let serverHeader, ResponseHead.isValidValue(serverHeader) { fields.append("server", serverHeader) }
+                if let serverHeader { fields.append("server", serverHeader) }
                 for (name, value) in response.headers {
                     guard !ResponseHead.isServerOwned(name), !HTTP2Upgrade.isConnectionSpecific(name) else { continue }
                     if serverHeader != nil && HTTPHeaders.namesEqual(name, "Server") { continue }

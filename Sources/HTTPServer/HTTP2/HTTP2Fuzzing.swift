@@ -51,6 +51,8 @@ public enum HTTP2Fuzzing {
         let session = HTTP2Session(limits: limits)
         var events: [String] = []
         var answers: [(Int32, Int)] = []
+        // Carried across the session's requests as a connection carries it.
+        var memo = HTTP2RequestMemo()
         var outcome = "open"
         feeding: for chunk in chunks {
             let failure = chunk.withUnsafeBytes { bytes -> HTTP2Session.ProtocolError? in
@@ -72,7 +74,8 @@ public enum HTTP2Fuzzing {
                         head: head,
                         body: body,
                         limits: limits,
-                        remoteAddress: nil
+                        remoteAddress: nil,
+                        memo: &memo
                     )
                     events.append("request(\(streamID) \(request?.method ?? "-") body=\(body.count))")
                     answers.append((streamID, request == nil ? 400 : 200))

@@ -8,6 +8,11 @@ struct HTTP2ResponseFields {
     /// The name's and the value's length of each field, in order; their bytes follow one another in `bytes`.
     private var lengths: [(name: Int, value: Int)] = []
     private var nameValues: [nghttp2_nv] = []
+    /// Handler fields found valid lately, and whether their names have upper-case letters: handlers send the same
+    /// few fields (`Content-Type: application/json`) with every response, so the check is a string comparison.
+    private var checked: [(name: String, value: String, hasUpperCase: Bool)] = []
+    private var nextChecked = 0
+    private static var checkedCapacity: Int { 4 }
 
     init() {
         bytes.reserveCapacity(256)
@@ -56,28 +61,24 @@ struct HTTP2ResponseFields {
     /// whether it was kept.
     @discardableResult
     mutating func append(checkedName name: String, value: String) -> Bool {
-        var name = name
-        var value = value
-        // 0: not a token; 1: a token in lower case; 2: a token with upper-case letters.
-        let nameKind = name.withUTF8 { name -> Int in
-            guard !name.isEmpty else { return 0 }
-            var upper = false
-            for byte in name {
-                guard ASCII.isTokenCharacter(byte) else { return 0 }
-                upper = upper || (byte >= 0x41 && byte <= 0x5A)
+        var hasUpperCase: Bool
+        if let known = checked.first(where: { $0.name == name && $0.value == value }) {
+            hasUpperCase = known.hasUpperCase
+        } else {
+            guard let upper = Self.check(name: name, value: value) else { return false }
+            hasUpperCase = upper
+            let entry = (name, value, upper)
+            if checked.count < Self.checkedCapacity {
+                checked.append(entry)
+            } else {
+                checked[nextChecked] = entry
+                nextChecked = (nextChecked + 1) % Self.checkedCapacity
             }
-            return upper ? 2 : 1
         }
-        guard nameKind != 0 else { return false }
-        let validValue = value.withUTF8 { value in
-            for byte in value where !ASCII.isFieldValueCharacter(byte) { return false }
-            return true
-        }
-        guard validValue else { return false }
         let start = bytes.count
         bytes.appendUTF8(name)
         let nameLength = bytes.count - start
-        if nameKind == 2 {
+        if hasUpperCase {
             bytes.withUnsafeMutableBufferPointer { bytes in
                 for index in start..<start + nameLength { bytes[index] = ASCII.lowercased(bytes[index]) }
             }
@@ -85,6 +86,28 @@ struct HTTP2ResponseFields {
         bytes.appendUTF8(value)
         lengths.append((nameLength, bytes.count - start - nameLength))
         return true
+    }
+
+    /// Nil when `name` is not a token or `value` has a byte a field value may not carry; else whether `name` has
+    /// upper-case letters.
+    private static func check(name: String, value: String) -> Bool? {
+        var name = name
+        var value = value
+        let nameKind = name.withUTF8 { name -> Bool? in
+            guard !name.isEmpty else { return nil }
+            var upper = false
+            for byte in name {
+                guard ASCII.isTokenCharacter(byte) else { return nil }
+                upper = upper || (byte >= 0x41 && byte <= 0x5A)
+            }
+            return upper
+        }
+        guard let nameKind else { return nil }
+        let validValue = value.withUTF8 { value in
+            for byte in value where !ASCII.isFieldValueCharacter(byte) { return false }
+            return true
+        }
+        return validValue ? nameKind : nil
     }
 
     /// Number of fields, `:status` included.

@@ -11,60 +11,76 @@ extension HTTPRequest {
         limits: HTTPLimits,
         remoteAddress: String?
     ) throws(RequestParser.Rejection) -> HTTPRequest {
-        try fromHTTP2(head: HTTP2RequestHead(fields), body: body, limits: limits, remoteAddress: remoteAddress)
+        var memo = HTTP2RequestMemo()
+        return try fromHTTP2(
+            head: HTTP2RequestHead(fields),
+            body: body,
+            limits: limits,
+            remoteAddress: remoteAddress,
+            memo: &memo
+        )
     }
 
-    /// The request of a stream whose header section the session gathered in `head`.
+    /// The request of a stream whose header section the session gathered in `head`; `memo` keeps what the
+    /// connection's previous requests had checked (the same authority and target are not checked again).
     static func fromHTTP2(
         head: HTTP2RequestHead,
         body: [UInt8],
         limits: HTTPLimits,
-        remoteAddress: String?
+        remoteAddress: String?,
+        memo: inout HTTP2RequestMemo
     ) throws(RequestParser.Rejection) -> HTTPRequest {
-        let method = head.method
-        let target = head.path
-        let authority = head.authority
-        let host = head.host
-        guard let method, !method.isEmpty, method.utf8.allSatisfy(ASCII.isTokenCharacter) else {
+        guard let method = head.method, !method.isEmpty, method.utf8.allSatisfy(ASCII.isTokenCharacter) else {
             throw .badRequest("invalid :method")
         }
-        guard let target, !target.isEmpty else { throw .badRequest("missing :path (CONNECT is not served)") }
+        guard let target = head.path, !target.isEmpty else {
+            throw .badRequest("missing :path (CONNECT is not served)")
+        }
         if target.utf8.count > limits.maxTargetLength { throw .uriTooLong(limit: limits.maxTargetLength) }
-        guard target.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "#") }) else {
-            throw .badRequest("invalid character in :path")
-        }
-        if target == "*" {
-            guard method == "OPTIONS" else { throw .badRequest("asterisk-form :path is only allowed for OPTIONS") }
-        } else if !target.hasPrefix("/") {
-            throw .badRequest(":path must start with \"/\"")
-        }
-        if let authority {
+        if let authority = head.authority, authority != memo.validAuthority {
             guard HostSyntax.isValid(authority.utf8, allowingEmpty: false) else {
                 throw .badRequest("invalid :authority")
             }
+            memo.validAuthority = authority
         }
-        if let host, !HostSyntax.isValid(host.utf8, allowingEmpty: true) {
+        if let host = head.host, !HostSyntax.isValid(host.utf8, allowingEmpty: true) {
             throw .badRequest("invalid host header field")
         }
-        let parts = RequestTarget.split(target)
         var request = HTTPRequest(method: method, target: "/", version: .http2, remoteAddress: remoteAddress)
         request.target = target
-        request.rawPath = parts.rawPath
-        if target == "*" {
-            request.path = "*"
+        if let known = memo.target, known.target == target {
+            request.rawPath = known.rawPath
+            request.path = known.path
+            request.query = known.query
         } else {
-            guard let path = RequestTarget.percentDecode(parts.rawPath, plusAsSpace: false) else {
-                throw .badRequest("invalid percent-encoding in path")
+            guard target.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "#") }) else {
+                throw .badRequest("invalid character in :path")
             }
-            request.path = path
-        }
-        if let rawQuery = parts.rawQuery {
-            guard let query = RequestTarget.decodeQuery(rawQuery) else {
-                throw .badRequest("invalid percent-encoding in query")
+            if target == "*" {
+                guard method == "OPTIONS" else {
+                    throw .badRequest("asterisk-form :path is only allowed for OPTIONS")
+                }
+                request.rawPath = "*"
+                request.path = "*"
+                request.query = []
+            } else {
+                guard target.utf8.first == UInt8(ascii: "/") else { throw .badRequest(":path must start with \"/\"") }
+                let parts = RequestTarget.split(target)
+                guard let path = RequestTarget.percentDecode(parts.rawPath, plusAsSpace: false) else {
+                    throw .badRequest("invalid percent-encoding in path")
+                }
+                var query: [(name: String, value: String)] = []
+                if let rawQuery = parts.rawQuery {
+                    guard let decoded = RequestTarget.decodeQuery(rawQuery) else {
+                        throw .badRequest("invalid percent-encoding in query")
+                    }
+                    query = decoded
+                }
+                request.rawPath = parts.rawPath
+                request.path = path
+                request.query = query
+                memo.target = (target, parts.rawPath, path, query)
             }
-            request.query = query
-        } else {
-            request.query = []
         }
         request.headers = head.headers
         request.body = body

@@ -1,0 +1,9 @@
+/// What a connection's last requests had in common, checked once: a client sends the same `:authority` and often
+/// the same `:path` on every stream, and the header value cache hands back the same strings for them, so the
+/// session compares a string (its storage first) instead of validating and decoding the target again.
+struct HTTP2RequestMemo {
+    /// The last `:authority` found valid.
+    var validAuthority: String?
+    /// The last target checked and decoded (not `*`): its raw path, decoded path and decoded query.
+    var target: (target: String, rawPath: String, path: String, query: [(name: String, value: String)])?
+}
