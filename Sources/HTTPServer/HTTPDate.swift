@@ -30,6 +30,11 @@ enum HTTPDate {
         bytes.append(contentsOf: current().bytes)
     }
 
+    /// Calls `body` with the current time's bytes (as `now()`), from the thread's cache.
+    static func withCurrentBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        current().bytes.withUnsafeBufferPointer(body)
+    }
+
     /// This thread's cache, formatted for the current second.
     private static func current() -> Cache {
         let cache: Cache

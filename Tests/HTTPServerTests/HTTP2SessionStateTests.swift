@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func responseFields_lowerCaseNamesAndDropInvalidFields() {
-        var fields = HTTP2ResponseFields()
+        let fields = HTTP2ResponseFields()
         fields.reset(status: 404)
         let kept = [
             fields.append(checkedName: "Content-Type", value: "application/json"),
@@ -97,6 +97,21 @@ import Testing
             }
         }
         #expect(pairs == [":status=404", "content-type=application/json", "content-length=1234", "content-length=0"])
+        // Past the initial 256 bytes the buffer grows and every field stays whole.
+        let long = String(repeating: "v", count: 1000)
+        fields.reset(status: 200)
+        fields.append("x-a", long)
+        fields.append("content-length", decimal: 12_345_678_901)
+        fields.append("x-b", long + "w")
+        var grown: [String] = []
+        fields.withNameValues { nameValues in
+            for pair in nameValues {
+                grown.append(
+                    String(decoding: UnsafeBufferPointer(start: pair.value, count: pair.valuelen), as: UTF8.self)
+                )
+            }
+        }
+        #expect(grown == ["200", long, "12345678901", long + "w"])
         // Reused: a new block starts empty.
         fields.reset(status: 200)
         #expect(fields.count == 1)

@@ -2,11 +2,14 @@ import CNGHTTP2
 
 /// A response's header block as libnghttp2 takes it: `:status` first, then the fields, every name and value in one
 /// byte buffer that the session reuses for each response (libnghttp2 copies the fields when the response is
-/// submitted), so answering a stream builds no strings and allocates nothing once the buffers have grown.
-struct HTTP2ResponseFields {
-    private var bytes: [UInt8] = []
-    /// The name's and the value's length of each field, in order; their bytes follow one another in `bytes`.
-    private var lengths: [(name: Int, value: Int)] = []
+/// submitted), so answering a stream builds no strings and allocates nothing once the buffers have grown. The
+/// buffers are raw memory owned here: each append is a bounds check and a copy.
+final class HTTP2ResponseFields {
+    private var bytes: UnsafeMutablePointer<UInt8>
+    private var byteCapacity: Int
+    private var byteCount = 0
+    /// Where each field starts in `bytes`, and its name's and value's lengths (the value follows the name).
+    private var spans: [(start: Int, name: Int, value: Int)] = []
     private var nameValues: [nghttp2_nv] = []
     /// Handler fields found valid lately, and whether their names have upper-case letters: handlers send the same
     /// few fields (`Content-Type: application/json`) with every response, so the check is a string comparison.
@@ -15,52 +18,100 @@ struct HTTP2ResponseFields {
     private static var checkedCapacity: Int { 4 }
 
     init() {
-        bytes.reserveCapacity(256)
-        lengths.reserveCapacity(8)
+        byteCapacity = 256
+        bytes = .allocate(capacity: byteCapacity)
+        spans.reserveCapacity(8)
         nameValues.reserveCapacity(8)
     }
 
+    deinit { bytes.deallocate() }
+
+    /// Makes room for `extra` more bytes.
+    private func reserve(_ extra: Int) {
+        guard byteCount + extra > byteCapacity else { return }
+        let capacity = max(byteCapacity * 2, byteCount + extra)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        grown.update(from: bytes, count: byteCount)
+        bytes.deallocate()
+        bytes = grown
+        byteCapacity = capacity
+    }
+
+    private func appendBytes(_ source: UnsafeBufferPointer<UInt8>) {
+        guard let base = source.baseAddress, !source.isEmpty else { return }
+        reserve(source.count)
+        (bytes + byteCount).update(from: base, count: source.count)
+        byteCount += source.count
+    }
+
+    private func appendLiteral(_ literal: StaticString) {
+        appendBytes(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    private func appendString(_ string: String) {
+        var string = string
+        string.withUTF8 { appendBytes($0) }
+    }
+
     /// Starts a new header block with `:status` (three digits; out-of-range codes are clamped to 100...999).
-    mutating func reset(status: Int) {
-        bytes.removeAll(keepingCapacity: true)
-        lengths.removeAll(keepingCapacity: true)
+    func reset(status: Int) {
+        byteCount = 0
+        spans.removeAll(keepingCapacity: true)
         let code = min(max(status, 100), 999)
-        bytes.appendLiteral(":status")
-        bytes.append(UInt8(ascii: "0") + UInt8(code / 100))
-        bytes.append(UInt8(ascii: "0") + UInt8(code / 10 % 10))
-        bytes.append(UInt8(ascii: "0") + UInt8(code % 10))
-        lengths.append((7, 3))
+        appendLiteral(":status")
+        reserve(3)
+        bytes[byteCount] = UInt8(ascii: "0") + UInt8(code / 100)
+        bytes[byteCount + 1] = UInt8(ascii: "0") + UInt8(code / 10 % 10)
+        bytes[byteCount + 2] = UInt8(ascii: "0") + UInt8(code % 10)
+        byteCount += 3
+        spans.append((0, 7, 3))
     }
 
     /// Appends a field whose name is the server's own (lower case, a token) and whose value the caller has checked.
-    mutating func append(_ name: StaticString, _ value: String) {
-        bytes.appendLiteral(name)
-        let start = bytes.count
-        bytes.appendUTF8(value)
-        lengths.append((name.utf8CodeUnitCount, bytes.count - start))
+    func append(_ name: StaticString, _ value: String) {
+        let start = byteCount
+        appendLiteral(name)
+        appendString(value)
+        spans.append((start, name.utf8CodeUnitCount, byteCount - start - name.utf8CodeUnitCount))
     }
 
     /// Appends `date` with the current time (RFC 9110 §6.6.1).
-    mutating func appendDate() {
-        bytes.appendLiteral("date")
-        let start = bytes.count
-        HTTPDate.appendNow(to: &bytes)
-        lengths.append((4, bytes.count - start))
+    func appendDate() {
+        let start = byteCount
+        appendLiteral("date")
+        HTTPDate.withCurrentBytes { appendBytes($0) }
+        spans.append((start, 4, byteCount - start - 4))
     }
 
     /// Appends a field whose value is a non-negative decimal number.
-    mutating func append(_ name: StaticString, decimal value: Int) {
-        bytes.appendLiteral(name)
-        let start = bytes.count
-        ResponseHead.appendDecimal(value, to: &bytes)
-        lengths.append((name.utf8CodeUnitCount, bytes.count - start))
+    func append(_ name: StaticString, decimal value: Int) {
+        let start = byteCount
+        appendLiteral(name)
+        var digits: [UInt8] = []
+        if value >= 0 && value < 10_000_000 {
+            // Up to 7 digits written in place (a body's length; no array built).
+            var divisor = 1
+            while divisor <= value / 10 { divisor *= 10 }
+            reserve(7)
+            var rest = value
+            while divisor > 0 {
+                bytes[byteCount] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor)
+                byteCount += 1
+                rest %= divisor
+                divisor /= 10
+            }
+        } else {
+            digits.appendDecimal(value)
+            digits.withUnsafeBufferPointer { appendBytes($0) }
+        }
+        spans.append((start, name.utf8CodeUnitCount, byteCount - start - name.utf8CodeUnitCount))
     }
 
     /// Appends a handler's field with its name in lower case (RFC 9113 §8.2.1); a name that is not a token or a
     /// value with a byte a field value may not carry (CR, LF, NUL: response splitting) drops the field. Returns
     /// whether it was kept.
     @discardableResult
-    mutating func append(checkedName name: String, value: String) -> Bool {
+    func append(checkedName name: String, value: String) -> Bool {
         var hasUpperCase: Bool
         if let known = checked.first(where: { $0.name == name && $0.value == value }) {
             hasUpperCase = known.hasUpperCase
@@ -75,16 +126,14 @@ struct HTTP2ResponseFields {
                 nextChecked = (nextChecked + 1) % Self.checkedCapacity
             }
         }
-        let start = bytes.count
-        bytes.appendUTF8(name)
-        let nameLength = bytes.count - start
+        let start = byteCount
+        appendString(name)
+        let nameLength = byteCount - start
         if hasUpperCase {
-            bytes.withUnsafeMutableBufferPointer { bytes in
-                for index in start..<start + nameLength { bytes[index] = ASCII.lowercased(bytes[index]) }
-            }
+            for index in start..<byteCount { bytes[index] = ASCII.lowercased(bytes[index]) }
         }
-        bytes.appendUTF8(value)
-        lengths.append((nameLength, bytes.count - start - nameLength))
+        appendString(value)
+        spans.append((start, nameLength, byteCount - start - nameLength))
         return true
     }
 
@@ -111,29 +160,22 @@ struct HTTP2ResponseFields {
     }
 
     /// Number of fields, `:status` included.
-    var count: Int { lengths.count }
+    var count: Int { spans.count }
 
     /// Calls `body` with the fields as libnghttp2 name/value pairs, valid during the call only.
-    mutating func withNameValues<R>(_ body: (UnsafeBufferPointer<nghttp2_nv>) -> R) -> R {
-        var pairs: [nghttp2_nv] = []
-        swap(&pairs, &nameValues)
-        defer { swap(&pairs, &nameValues) }
-        pairs.removeAll(keepingCapacity: true)
-        return bytes.withUnsafeMutableBufferPointer { storage in
-            guard var cursor = storage.baseAddress else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
-            for (nameLength, valueLength) in lengths {
-                pairs.append(
-                    nghttp2_nv(
-                        name: cursor,
-                        value: cursor + nameLength,
-                        namelen: nameLength,
-                        valuelen: valueLength,
-                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-                    )
+    func withNameValues<R>(_ body: (UnsafeBufferPointer<nghttp2_nv>) -> R) -> R {
+        nameValues.removeAll(keepingCapacity: true)
+        for span in spans {
+            nameValues.append(
+                nghttp2_nv(
+                    name: bytes + span.start,
+                    value: bytes + span.start + span.name,
+                    namelen: span.name,
+                    valuelen: span.value,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
                 )
-                cursor += nameLength + valueLength
-            }
-            return pairs.withUnsafeBufferPointer(body)
+            )
         }
+        return nameValues.withUnsafeBufferPointer(body)
     }
 }

@@ -69,7 +69,7 @@ final class HTTP2Session {
     /// The strings of the last request's header values, reused when the next request sends the same.
     private var values = HeaderValueCache()
     /// The header block of the response being submitted, reused.
-    private var responseFields = HTTP2ResponseFields()
+    private let responseFields = HTTP2ResponseFields()
     private var controlFrames: FloodBudget
     private var resets: FloodBudget
     /// Events since the last `receive`.
@@ -435,12 +435,12 @@ final class HTTP2Session {
         streamID: Int32,
         status: Int,
         body: [UInt8],
-        fields addFields: (inout HTTP2ResponseFields) -> Void
+        fields addFields: (HTTP2ResponseFields) -> Void
     ) throws(ProtocolError) -> Bool {
         answering.remove(streamID)
         guard isOpen(streamID) else { return false }
         responseFields.reset(status: status)
-        addFields(&responseFields)
+        addFields(responseFields)
         let result: Int32
         if body.isEmpty {
             result = responseFields.withNameValues { nameValues in
