@@ -40,13 +40,17 @@ extension SQLiteService {
                             try run.checkGroupTransaction(grouped: grouped, db: db)
                         }
                     case .script(let script):
-                        try self.runScript(
+                        try run.runScript(
                             script,
                             on: db,
-                            grouped: grouped,
-                            executor: executor,
-                            run: &run,
-                            context: &context
+                            execute: { (statement, writer) throws(APIError) in
+                                try db.committingAlone { () throws(APIError) in
+                                    try executor.run(scriptStatement: statement, context: &context, into: &writer)
+                                }
+                            },
+                            afterEach: { (run) throws(APIError) in
+                                try run.checkGroupTransaction(grouped: grouped, db: db)
+                            }
                         )
                     }
                 }
@@ -70,48 +74,6 @@ extension SQLiteService {
                 ? Self.jsonResponse(output.body)
                 : Self.jsonResponse(status: output.status, output.body, headers: output.headers)
         }
-    }
-
-    private func runScript(
-        _ script: String,
-        on db: Database,
-        grouped: Bool,
-        executor: StatementExecutor,
-        run: inout BatchRun,
-        context: inout RequestContext
-    ) throws(APIError) {
-        let statements = db.statements(in: script)
-        var sawStatement = false
-        while true {
-            let next: Statement?
-            do {
-                next = try statements.next()
-            } catch {
-                if !sawStatement, (error as? DatabaseError)?.kind == .emptyStatement {
-                    throw .invalidRequest("script holds no statement")
-                }
-                try run.step { (_: inout JSONWriter) throws(APIError) in throw APIError(error, db: db) }
-                // A statement that failed after SQLite read it through (no such
-                // table or column, a policy denial) is stepped over with
-                // continue_on_error; past one SQLite cannot parse there is no
-                // way to find where the next one starts: the script ends here.
-                if run.continueOnError, statements.skipFailedStatement() {
-                    sawStatement = true
-                    continue
-                }
-                return
-            }
-            guard let statement = next else { break }
-            sawStatement = true
-            try run.step { (writer: inout JSONWriter) throws(APIError) in
-                try db.committingAlone { () throws(APIError) in
-                    try executor.run(scriptStatement: statement, context: &context, into: &writer)
-                }
-            }
-            try run.checkGroupTransaction(grouped: grouped, db: db)
-            if run.stopped { return }
-        }
-        if !sawStatement { throw .invalidRequest("script holds no statement") }
     }
 }
 

@@ -131,7 +131,12 @@ extension SQLiteService {
                         }
                     }
                 case .script(let script):
-                    try Self.runClusterScript(script, on: db, runner: runner, run: &run, context: &context)
+                    // Split and checked statement by statement on the copy of the schema (SQLite's own parser, as
+                    // on the local backend), each run on the leader before the next is prepared.
+                    try run.runScript(script, on: db) { (statement, writer) throws(APIError) in
+                        let plan = try ClusterStatementPlan(scriptStatement: statement, context: context)
+                        try runner.run(plan, on: db, context: &context, into: &writer)
+                    }
                 }
             } catch {
                 // A request invalid as a whole (a script with no statement) belongs to no statement.
@@ -143,43 +148,6 @@ extension SQLiteService {
         return output.status == 200
             ? Self.jsonResponse(output.body)
             : Self.jsonResponse(status: output.status, output.body, headers: output.headers)
-    }
-
-    /// A `/batch` script: split and checked statement by statement on the copy of the schema (SQLite's own parser,
-    /// as on the local backend), each run on the leader before the next is prepared.
-    private static func runClusterScript(
-        _ script: String,
-        on db: Database,
-        runner: ClusterStatementRunner,
-        run: inout BatchRun,
-        context: inout RequestContext
-    ) throws(APIError) {
-        let statements = db.statements(in: script)
-        var sawStatement = false
-        while true {
-            let next: Statement?
-            do {
-                next = try statements.next()
-            } catch {
-                if !sawStatement, (error as? DatabaseError)?.kind == .emptyStatement {
-                    throw .invalidRequest("script holds no statement")
-                }
-                try run.step { (_: inout JSONWriter) throws(APIError) in throw APIError(error, db: db) }
-                if run.continueOnError, statements.skipFailedStatement() {
-                    sawStatement = true
-                    continue
-                }
-                return
-            }
-            guard let statement = next else { break }
-            sawStatement = true
-            try run.step { (writer: inout JSONWriter) throws(APIError) in
-                let plan = try ClusterStatementPlan(scriptStatement: statement, context: context)
-                try runner.run(plan, on: db, context: &context, into: &writer)
-            }
-            if run.stopped { return }
-        }
-        if !sawStatement { throw .invalidRequest("script holds no statement") }
     }
 
     /// `POST /transaction`: BEGIN, the statements, COMMIT on one leader connection; on any failure everything is
