@@ -57,7 +57,7 @@ struct RowEmitter {
         case .arrays:
             out.beginArray()
             for index in 0..<columnCount {
-                try checkSize(out)
+                try out.checkWithin(responseLimit: maxResponseBytes)
                 writeValue(at: index, into: &out)
             }
             out.endArray()
@@ -67,22 +67,11 @@ struct RowEmitter {
             out.beginObject()
             for index in 0..<columnCount {
                 guard let key = profile.objectKeys[index] else { continue }
-                try checkSize(out)
+                try out.checkWithin(responseLimit: maxResponseBytes)
                 out.appendEncodedKey(key)
                 writeValue(at: index, into: &out)
             }
             out.endObject()
-        }
-    }
-
-    private func checkSize(_ out: JSONWriter) throws(APIError) {
-        if out.bytes.count > maxResponseBytes {
-            throw .sqlite(
-                name: "SQLITE_TOOBIG",
-                code: 18,
-                message: "the result exceeds the response size limit of \(maxResponseBytes) bytes "
-                    + "(select fewer rows or columns)"
-            )
         }
     }
 

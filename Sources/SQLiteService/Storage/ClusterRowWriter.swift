@@ -65,7 +65,7 @@ struct ClusterRowWriter {
         case .arrays:
             out.beginArray()
             for index in 0..<count {
-                try checkSize(out)
+                try out.checkWithin(responseLimit: maxResponseBytes)
                 writeValue(row[index], into: &out)
             }
             out.endArray()
@@ -73,22 +73,11 @@ struct ClusterRowWriter {
             out.beginObject()
             for index in 0..<count {
                 guard let key = profile.objectKeys[index] else { continue }
-                try checkSize(out)
+                try out.checkWithin(responseLimit: maxResponseBytes)
                 out.appendEncodedKey(key)
                 writeValue(row[index], into: &out)
             }
             out.endObject()
-        }
-    }
-
-    private func checkSize(_ out: JSONWriter) throws(APIError) {
-        if out.bytes.count > maxResponseBytes {
-            throw .sqlite(
-                name: "SQLITE_TOOBIG",
-                code: 18,
-                message: "the result exceeds the response size limit of \(maxResponseBytes) bytes "
-                    + "(select fewer rows or columns)"
-            )
         }
     }
 
