@@ -10,16 +10,7 @@ extension SQLiteService {
     /// Inside a group (group commit) the transaction is the request's savepoint in the group's `BEGIN IMMEDIATE`
     /// transaction, whatever its mode; its end checks deferred foreign keys as its `COMMIT` would have.
     func transaction(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> PreparedWrite {
-        let request = try RequestDecoder().decodeTransaction(body)
-        guard request.statements.count <= limits.maxStatements else {
-            throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
-        }
-        let context = RequestContext(
-            options: request.options,
-            limits: limits,
-            allowsSavepoints: true,
-            requiresReadOnly: false
-        )
+        let (request, context) = try Self.decodeTransaction(body, limits: limits)
         return PreparedWrite(deadline: context.deadline, bytes: body.count) { db throws(APIError) in
             // A copy per run: group commit may run the body again (see GroupCommitter).
             var context = context
@@ -64,6 +55,25 @@ extension SQLiteService {
             writer.endObject()
             return Self.jsonResponse(writer.bytes)
         }
+    }
+
+    /// A `/transaction` body, its statement count checked, and the context its statements run in (writes and
+    /// savepoints allowed), as both backends take it.
+    static func decodeTransaction(
+        _ body: [UInt8],
+        limits: ServiceLimits
+    ) throws(APIError) -> (TransactionRequest, RequestContext) {
+        let request = try RequestDecoder().decodeTransaction(body)
+        guard request.statements.count <= limits.maxStatements else {
+            throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
+        }
+        let context = RequestContext(
+            options: request.options,
+            limits: limits,
+            allowsSavepoints: true,
+            requiresReadOnly: false
+        )
+        return (request, context)
     }
 }
 

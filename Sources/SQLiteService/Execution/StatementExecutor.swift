@@ -103,14 +103,11 @@ struct StatementExecutor {
         let outcome = try step(statement, arguments: arguments, rows: &rows, context: &context, into: &result)
         rows.writeFooter(into: &result)
         if !statement.isReadOnly {
-            result.key("changes")
-            result.writeInt64(Int64(outcome.changes), asStringIfUnsafe: false)
-            result.key("last_insert_rowid")
-            if let rowID = outcome.insertedRowID {
-                result.writeInt64(rowID, asStringIfUnsafe: context.int64AsString)
-            } else {
-                result.writeNull()
-            }
+            result.writeChanges(
+                outcome.changes,
+                lastInsertRowID: outcome.insertedRowID,
+                int64AsString: context.int64AsString
+            )
         }
         result.endObject()
     }
@@ -146,14 +143,7 @@ struct StatementExecutor {
         }
         rows.writeFooter(into: &result)
         if !statement.isReadOnly {
-            result.key("changes")
-            result.writeInt64(Int64(changes), asStringIfUnsafe: false)
-            result.key("last_insert_rowid")
-            if let lastRowID {
-                result.writeInt64(lastRowID, asStringIfUnsafe: context.int64AsString)
-            } else {
-                result.writeNull()
-            }
+            result.writeChanges(changes, lastInsertRowID: lastRowID, int64AsString: context.int64AsString)
         }
         result.key("count")
         result.writeInt64(Int64(sets.count), asStringIfUnsafe: false)

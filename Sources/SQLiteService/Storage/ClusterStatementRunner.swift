@@ -89,14 +89,7 @@ struct ClusterStatementRunner {
         rows.writeFooter(into: &result)
         context.remainingRows = rows.remainingRows
         if !plan.isReadOnly {
-            result.key("changes")
-            result.writeInt64(Int64(changes), asStringIfUnsafe: false)
-            result.key("last_insert_rowid")
-            if let lastRowID {
-                result.writeInt64(lastRowID, asStringIfUnsafe: context.int64AsString)
-            } else {
-                result.writeNull()
-            }
+            result.writeChanges(changes, lastInsertRowID: lastRowID, int64AsString: context.int64AsString)
         }
         if plan.isBatch {
             result.key("count")

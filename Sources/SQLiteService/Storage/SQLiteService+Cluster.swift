@@ -158,16 +158,7 @@ extension SQLiteService {
         limits: ServiceLimits,
         cluster: ClusterStorage
     ) throws(APIError) -> HTTPResponse {
-        let request = try RequestDecoder().decodeTransaction(body)
-        guard request.statements.count <= limits.maxStatements else {
-            throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
-        }
-        let context = RequestContext(
-            options: request.options,
-            limits: limits,
-            allowsSavepoints: true,
-            requiresReadOnly: false
-        )
+        let (request, context) = try Self.decodeTransaction(body, limits: limits)
         let output = try cluster.writeSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
             // Tried again, from the start, while another node's transaction holds the leader's write lock.
             try BusyRetry.run(until: context.deadline) { () throws(APIError) in
