@@ -71,6 +71,14 @@ struct RequestParser {
         case failed
     }
 
+    /// What a request line holds once parsed.
+    private struct RequestLine {
+        var method: String
+        var version: HTTPVersion
+        var target: String
+        var absoluteAuthority: Substring?
+    }
+
     private enum LineResult {
         case line(Range<Int>)
         case incomplete
@@ -98,6 +106,15 @@ struct RequestParser {
     private var path = ""
     private var query: [(name: String, value: String)] = []
     private var version = HTTPVersion.http1_1
+    /// The connection's last request line and header lines as parsed, by position (a keep-alive client repeats
+    /// them): a line with the same bytes is taken from here without being parsed or validated again. Its limits
+    /// still apply: the target's length is checked on the raw line before, the head's size and field count as
+    /// for any line.
+    private var recentRequestLine = RecentLines<RequestLine>()
+    private var recentFields = RecentLines<(name: String, value: String)>()
+    /// The last target split and decoded, and the last `Host` value found valid.
+    private var decodedTarget: (target: String, rawPath: String, path: String, query: [(name: String, value: String)])?
+    private var validHost: String?
     private var headers = HTTPHeaders(capacity: 8)
     private var trailers = HTTPHeaders()
     private var trailerBytes = 0
@@ -266,7 +283,24 @@ struct RequestParser {
         if !requestLineSeen {
             // RFC 9112 §2.2: empty lines before the request line are ignored (they still count toward the limit).
             if range.isEmpty { return nil }
-            try parseRequestLine(buffer[range])
+            let known = buffer.withUnsafeBufferPointer {
+                recentRequestLine.value(for: UnsafeBufferPointer(rebasing: $0[range]), at: 0)
+            }
+            if let known {
+                method = known.method
+                version = known.version
+                target = known.target
+                absoluteAuthority = known.absoluteAuthority
+            } else {
+                try parseRequestLine(buffer[range])
+                let line = RequestLine(
+                    method: method,
+                    version: version,
+                    target: target,
+                    absoluteAuthority: absoluteAuthority
+                )
+                recentRequestLine.remember(buffer[range], line, at: 0)
+            }
             requestLineSeen = true
             return nil
         }
@@ -276,8 +310,17 @@ struct RequestParser {
         guard headers.count < activeLimits.maxHeaderCount else {
             throw .headersTooLarge("more than \(activeLimits.maxHeaderCount) header fields")
         }
-        let field = try Self.parseField(buffer[range])
-        headers.add(name: field.name, value: field.value)
+        let position = headers.count
+        let known = buffer.withUnsafeBufferPointer {
+            recentFields.value(for: UnsafeBufferPointer(rebasing: $0[range]), at: position)
+        }
+        if let known {
+            headers.add(name: known.name, value: known.value)
+        } else {
+            let field = try Self.parseField(buffer[range])
+            recentFields.remember(buffer[range], field, at: position)
+            headers.add(name: field.name, value: field.value)
+        }
         return nil
     }
 
@@ -382,22 +425,29 @@ struct RequestParser {
 
     private mutating func finishHead() throws(Rejection) -> Action? {
         // Decoded now so that a bad escape is refused before any body is read.
-        let parts = RequestTarget.split(target)
-        rawPath = parts.rawPath
-        if target == "*" {
-            path = "*"
+        if let known = decodedTarget, known.target == target {
+            rawPath = known.rawPath
+            path = known.path
+            query = known.query
         } else {
-            guard let decoded = RequestTarget.percentDecode(parts.rawPath, plusAsSpace: false) else {
-                throw .badRequest("invalid percent-encoding in path")
+            let parts = RequestTarget.split(target)
+            rawPath = parts.rawPath
+            if target == "*" {
+                path = "*"
+            } else {
+                guard let decoded = RequestTarget.percentDecode(parts.rawPath, plusAsSpace: false) else {
+                    throw .badRequest("invalid percent-encoding in path")
+                }
+                path = decoded
             }
-            path = decoded
-        }
-        query = []
-        if let rawQuery = parts.rawQuery {
-            guard let decoded = RequestTarget.decodeQuery(rawQuery) else {
-                throw .badRequest("invalid percent-encoding in query")
+            query = []
+            if let rawQuery = parts.rawQuery {
+                guard let decoded = RequestTarget.decodeQuery(rawQuery) else {
+                    throw .badRequest("invalid percent-encoding in query")
+                }
+                query = decoded
             }
-            query = decoded
+            decodedTarget = (target, rawPath, path, query)
         }
 
         // One pass over the fields for every one framing needs (each name compared once, not once per lookup).
@@ -410,8 +460,11 @@ struct RequestParser {
             guard HostSyntax.isValid(authority.utf8, allowingEmpty: false) else {
                 throw .badRequest("invalid authority in the request target")
             }
-        } else if let host = framing.hosts.first, !HostSyntax.isValid(host.utf8, allowingEmpty: true) {
-            throw .badRequest("invalid Host header field")
+        } else if let host = framing.hosts.first, host != validHost {
+            guard HostSyntax.isValid(host.utf8, allowingEmpty: true) else {
+                throw .badRequest("invalid Host header field")
+            }
+            validHost = host
         }
 
         let connectionTokens = framing.connection.isEmpty ? [] : HTTPHeaders.listTokens(of: framing.connection)

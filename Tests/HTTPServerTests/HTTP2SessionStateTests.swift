@@ -42,12 +42,12 @@ import Testing
         #expect(set.ids == [3])
     }
 
-    private func string(_ cache: inout HeaderValueCache, _ text: String, at position: Int) -> String {
+    private func string(_ cache: inout RecentLines<String>, _ text: String, at position: Int) -> String {
         Array(text.utf8).withUnsafeBufferPointer { cache.string(for: $0, at: position) }
     }
 
     @Test func headerValueCache_answersTheBytesGivenWhateverWasCached() {
-        var cache = HeaderValueCache()
+        var cache = RecentLines<String>()
         #expect(string(&cache, "application/json", at: 0) == "application/json")
         #expect(string(&cache, "application/json", at: 0) == "application/json")
         // Same length, other bytes; shorter; longer; empty.
@@ -59,8 +59,8 @@ import Testing
         // A position past the cached ones, one past the bound, a value past the length bound.
         #expect(string(&cache, "gap", at: 5) == "gap")
         #expect(string(&cache, "b", at: 1) == "b")
-        #expect(string(&cache, "far", at: HeaderValueCache.positions) == "far")
-        let long = String(repeating: "v", count: HeaderValueCache.maxLength + 1)
+        #expect(string(&cache, "far", at: RecentLines<String>.positions) == "far")
+        let long = String(repeating: "v", count: RecentLines<String>.maxLength + 1)
         #expect(string(&cache, long, at: 2) == long)
         #expect(string(&cache, long, at: 2) == long)
         #expect(string(&cache, "b", at: 1) == "b")

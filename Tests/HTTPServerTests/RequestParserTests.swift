@@ -207,6 +207,33 @@ let parserCases: [ParserCase] = [
             + "GET /3 HTTP/1.1\r\n\(host)\r\n",
         [ok("GET", "/1"), ok("POST", "/2", body: "x"), ok("GET", "/3")]
     ),
+    // A keep-alive connection's repeated lines are taken as parsed before; any byte that differs is parsed again.
+    ParserCase(
+        "repeated lines, then a changed body length, target and field",
+        "POST /q HTTP/1.1\r\n\(host)Content-Length: 1\r\nX-A: 1\r\n\r\na"
+            + "POST /q HTTP/1.1\r\n\(host)Content-Length: 2\r\nX-A: 1\r\n\r\nbc"
+            + "POST /r%20s HTTP/1.1\r\nX-A: 1\r\n\(host)Content-Length: 1\r\n\r\nd"
+            + "GET /q HTTP/1.0\r\n\(host)\r\n",
+        [
+            ok("POST", "/q", body: "a"), ok("POST", "/q", body: "bc"), ok("POST", "/r s", body: "d"),
+            ok("GET", "/q", keepAlive: false, version: .http1_0),
+        ]
+    ),
+    ParserCase(
+        "a repeated request, then an invalid Host",
+        "GET /q HTTP/1.1\r\n\(host)\r\nGET /q HTTP/1.1\r\n\(host)\r\nGET /q HTTP/1.1\r\nHost: a b\r\n\r\n",
+        [ok("GET", "/q"), ok("GET", "/q"), .reject(400)]
+    ),
+    ParserCase(
+        "a repeated request, then a bad escape and a bad field at a known position",
+        "GET /q HTTP/1.1\r\n\(host)X-A: 1\r\n\r\nGET /q%zz HTTP/1.1\r\n\(host)X-A: 1\r\n\r\n",
+        [ok("GET", "/q"), .reject(400)]
+    ),
+    ParserCase(
+        "a known field position with an invalid line",
+        "GET /q HTTP/1.1\r\n\(host)X-A: 1\r\n\r\nGET /q HTTP/1.1\r\n\(host)X A: 1\r\n\r\n",
+        [ok("GET", "/q"), .reject(400)]
+    ),
     ParserCase("incomplete head waits", "GET / HTTP/1.1\r\n\(host)", []),
     ParserCase("incomplete body waits", "POST / HTTP/1.1\r\n\(host)Content-Length: 10\r\n\r\nabc", []),
 

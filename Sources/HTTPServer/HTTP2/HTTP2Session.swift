@@ -67,7 +67,7 @@ final class HTTP2Session {
     /// peer's flow-control window allows.
     private var pendingBodies = StreamTable<ArraySlice<UInt8>>()
     /// The strings of the last request's header values, reused when the next request sends the same.
-    private var values = HeaderValueCache()
+    private var values = RecentLines<String>()
     /// The header block of the response being submitted, reused.
     private let responseFields = HTTP2ResponseFields()
     private var controlFrames: FloodBudget
