@@ -63,7 +63,8 @@ extension Connection {
                 framing: hasContent ? .contentLength(body.count) : .none,
                 keepAlive: keepAlive,
                 version: version,
-                serverHeader: server.serverHeader
+                serverHeader: server.serverHeader,
+                checked: &checkedFields
             )
         )
         if hasContent && method != "HEAD" {
@@ -85,7 +86,8 @@ extension Connection {
                 framing: .contentLength(body.count),
                 keepAlive: false,
                 version: .http1_1,
-                serverHeader: server.serverHeader
+                serverHeader: server.serverHeader,
+                checked: &checkedFields
             )
         )
         enqueue(body)
@@ -126,7 +128,8 @@ extension Connection {
                     framing: framing,
                     keepAlive: keepAlive,
                     version: version,
-                    serverHeader: server.serverHeader
+                    serverHeader: server.serverHeader,
+                    checked: &checkedFields
                 )
             )
             if !hasContent || method == "HEAD" {

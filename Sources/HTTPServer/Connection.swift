@@ -56,6 +56,8 @@ final class Connection: @unchecked Sendable {
     var prefaceProbe: [UInt8]?
     /// True while the streams of one read are dispatched: responses given on the loop meanwhile leave in one send.
     var collectingHTTP2Output = false
+    /// The handler's response fields found valid lately (HTTP/1.1 responses).
+    var checkedFields = CheckedFields()
     /// The events of the last read, taken from the session (their array kept for the next read).
     var http2Events: [HTTP2Session.Event] = []
     /// The authority and target the connection's last HTTP/2 requests had, already checked.

@@ -245,6 +245,7 @@ public final class HTTPServer: Sendable {
         guard case .bytes(let body) = response.body else { return }
         var headers = response.headers
         headers.add(name: "Retry-After", value: "1")
+        var checked = CheckedFields()
         let bytes =
             ResponseHead.serialize(
                 status: response.status,
@@ -252,7 +253,8 @@ public final class HTTPServer: Sendable {
                 framing: .contentLength(body.count),
                 keepAlive: false,
                 version: .http1_1,
-                serverHeader: serverHeader
+                serverHeader: serverHeader,
+                checked: &checked
             ) + body
         // One non-blocking attempt: a fresh socket's send buffer always takes a response this small.
         _ = bytes.withUnsafeBytes { try? Socket.send(fd, $0) }

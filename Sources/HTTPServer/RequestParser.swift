@@ -467,7 +467,7 @@ struct RequestParser {
             validHost = host
         }
 
-        let connectionTokens = framing.connection.isEmpty ? [] : HTTPHeaders.listTokens(of: framing.connection)
+        let connectionTokens = framing.connection.isEmpty ? [] : HTTPHeaders.listTokens(of: framing.connection.all)
         switch version {
         case .http1_1: keepAlive = !connectionTokens.contains("close")
         case .http1_0: keepAlive = connectionTokens.contains("keep-alive") && !connectionTokens.contains("close")
@@ -476,7 +476,7 @@ struct RequestParser {
 
         var expectsContinue = false
         if !framing.expect.isEmpty {
-            let expectations = HTTPHeaders.listTokens(of: framing.expect)
+            let expectations = HTTPHeaders.listTokens(of: framing.expect.all)
             if expectations != ["100-continue"] {
                 throw Rejection(
                     status: .expectationFailed,
@@ -492,7 +492,7 @@ struct RequestParser {
         if !framing.transferEncoding.isEmpty {
             if version == .http1_0 { throw .badRequest("Transfer-Encoding in an HTTP/1.0 request") }
             if hasContentLength { throw .badRequest("both Content-Length and Transfer-Encoding") }
-            let codings = HTTPHeaders.listTokens(of: framing.transferEncoding)
+            let codings = HTTPHeaders.listTokens(of: framing.transferEncoding.all)
             guard codings == ["chunked"] else {
                 if codings.last != "chunked" && codings.contains("chunked") || codings.isEmpty
                     || codings.filter({ $0 == "chunked" }).count > 1
@@ -520,7 +520,7 @@ struct RequestParser {
         return expectsContinue ? .send100Continue : nil
     }
 
-    private func parseContentLength(_ values: [String]) throws(Rejection) -> Int {
+    private func parseContentLength(_ values: FieldValues) throws(Rejection) -> Int {
         // The common case: one field of a few digits.
         if values.count == 1, let only = values.first, (1...18).contains(only.utf8.count),
             only.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(only)
@@ -529,7 +529,7 @@ struct RequestParser {
             return length
         }
         var result: Int?
-        for value in values {
+        for value in values.all {
             for element in value.split(separator: ",", omittingEmptySubsequences: false) {
                 let digits = element.trimmingOWS()
                 guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {

@@ -26,7 +26,8 @@ enum ResponseHead {
         framing: Framing,
         keepAlive: Bool,
         version: HTTPVersion,
-        serverHeader: String?
+        serverHeader: String?,
+        checked: inout CheckedFields
     ) -> [UInt8] {
         // Built as bytes, not by String concatenation: this runs once per response.
         var head: [UInt8] = []
@@ -45,7 +46,7 @@ enum ResponseHead {
             guard !isServerOwned(name) else { continue }
             if serverHeader != nil && HTTPHeaders.namesEqual(name, "Server") { continue }
             // Response splitting: a name or value with CR/LF would let a handler's data forge fields.
-            guard ASCII.isTokenString(name), isValidValue(value) else { continue }
+            guard checked.check(name: name, value: value) != nil else { continue }
             appendField(name, value, to: &head)
         }
         switch framing {

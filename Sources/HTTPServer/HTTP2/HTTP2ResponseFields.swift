@@ -11,11 +11,7 @@ final class HTTP2ResponseFields {
     /// Where each field starts in `bytes`, and its name's and value's lengths (the value follows the name).
     private var spans: [(start: Int, name: Int, value: Int)] = []
     private var nameValues: [nghttp2_nv] = []
-    /// Handler fields found valid lately, and whether their names have upper-case letters: handlers send the same
-    /// few fields (`Content-Type: application/json`) with every response, so the check is a string comparison.
-    private var checked: [(name: String, value: String, hasUpperCase: Bool)] = []
-    private var nextChecked = 0
-    private static var checkedCapacity: Int { 4 }
+    private var checked = CheckedFields()
 
     init() {
         byteCapacity = 256
@@ -112,20 +108,7 @@ final class HTTP2ResponseFields {
     /// whether it was kept.
     @discardableResult
     func append(checkedName name: String, value: String) -> Bool {
-        var hasUpperCase: Bool
-        if let known = checked.first(where: { $0.name == name && $0.value == value }) {
-            hasUpperCase = known.hasUpperCase
-        } else {
-            guard let upper = Self.check(name: name, value: value) else { return false }
-            hasUpperCase = upper
-            let entry = (name, value, upper)
-            if checked.count < Self.checkedCapacity {
-                checked.append(entry)
-            } else {
-                checked[nextChecked] = entry
-                nextChecked = (nextChecked + 1) % Self.checkedCapacity
-            }
-        }
+        guard let hasUpperCase = checked.check(name: name, value: value) else { return false }
         let start = byteCount
         appendString(name)
         let nameLength = byteCount - start
@@ -135,28 +118,6 @@ final class HTTP2ResponseFields {
         appendString(value)
         spans.append((start, nameLength, byteCount - start - nameLength))
         return true
-    }
-
-    /// Nil when `name` is not a token or `value` has a byte a field value may not carry; else whether `name` has
-    /// upper-case letters.
-    private static func check(name: String, value: String) -> Bool? {
-        var name = name
-        var value = value
-        let nameKind = name.withUTF8 { name -> Bool? in
-            guard !name.isEmpty else { return nil }
-            var upper = false
-            for byte in name {
-                guard ASCII.isTokenCharacter(byte) else { return nil }
-                upper = upper || (byte >= 0x41 && byte <= 0x5A)
-            }
-            return upper
-        }
-        guard let nameKind else { return nil }
-        let validValue = value.withUTF8 { value in
-            for byte in value where !ASCII.isFieldValueCharacter(byte) { return false }
-            return true
-        }
-        return validValue ? nameKind : nil
     }
 
     /// Number of fields, `:status` included.
