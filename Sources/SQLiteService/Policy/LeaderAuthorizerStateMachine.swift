@@ -64,6 +64,15 @@ final class LeaderAuthorizerStateMachine {
         .alterTable, .reindex, .analyze,
     ]
 
+    /// Whether `context` is the `UPDATE` of the schema table that SQLite authorizes, and never runs, when it declares
+    /// an eponymous virtual table on its first use on a connection (`pragma_table_info('t')` and the other pragma
+    /// functions). Left to the policy: a real write to the schema table is refused by defensive mode, on every
+    /// leader connection, and by `query_only` underneath.
+    static func isSchemaDeclaration(_ context: AuthorizerContext) -> Bool {
+        guard context.action == .update, let table = context.arg1?.lowercased() else { return false }
+        return table == "sqlite_master" || table == "sqlite_schema"
+    }
+
     /// The spellings of a true boolean pragma value.
     static let trueValues: Set<String> = ["1", "on", "true", "yes"]
 
@@ -104,7 +113,7 @@ final class LeaderAuthorizerStateMachine {
                 return .allow
             }
         }
-        if isReadOnly, Self.writeActions.contains(context.action) {
+        if isReadOnly, Self.writeActions.contains(context.action), !Self.isSchemaDeclaration(context) {
             return .denyWrite
         }
         return .applyPolicy
