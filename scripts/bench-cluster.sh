@@ -7,7 +7,8 @@
 #   cluster-follower the same cluster through a follower's (every statement goes on to the leader).
 # Every sqlited process (one, or all three nodes) pinned to CPU 0 (`taskset -c 0`), wrk -t1 -c64 to CPU 1: the
 # machine has two cores, so the three nodes share the one the single node has. BENCH_RUNS rounds of wrk each on the
-# same servers, medians reported, as one Markdown table on stdout (progress on stderr).
+# same servers, medians reported, as one Markdown table on stdout (progress on stderr); the error counts are sums
+# over the runs.
 #
 # Usage: scripts/bench-cluster.sh [seconds]     (seconds per wrk run, default 10)
 # Environment: BENCH_BIN_DIR=DIR (sqlited from DIR, no build), BENCH_RUNS=N (default 3).
@@ -68,16 +69,19 @@ ROWS=()
 measure() {
     local label=$1 port=$2 workload out
     for workload in update query; do
-        local rps=() p50=() p99=() errors=0
+        local rps=() p50=() p99=() non2xx=0 timeouts=0 socket=0
         for _ in $(seq "$BENCH_RUNS"); do
             log "$label / $workload: wrk -t1 -c64 -d${DURATION}s"
             out=$(taskset -c 1 wrk -t1 -c64 -d"${DURATION}s" --latency -s "$ROOT/Benchmarks/http/$workload.lua" "http://127.0.0.1:$port")
             rps+=("$(awk '/^Requests\/sec/ { print $2 }' <<<"$out")")
             p50+=("$(awk '$1 == "50%" { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) } else { sub(/s/, "", v); v *= 1000 }; print v }' <<<"$out")")
             p99+=("$(wrk_p99_ms "$out")")
-            errors=$((errors + $(awk '/Non-2xx|Socket errors/ { gsub(",", ""); for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) s += $i } END { print s + 0 }' <<<"$out")))
+            non2xx=$((non2xx + $(awk '/Non-2xx/ { s += $NF } END { print s + 0 }' <<<"$out")))
+            # "Socket errors: connect 0, read 0, write 0, timeout 9": wrk's timeout is 2 s.
+            timeouts=$((timeouts + $(awk '/Socket errors/ { gsub(",", ""); s += $10 } END { print s + 0 }' <<<"$out")))
+            socket=$((socket + $(awk '/Socket errors/ { gsub(",", ""); s += $4 + $6 + $8 } END { print s + 0 }' <<<"$out")))
         done
-        ROWS+=("| $label | $workload | $(median "${rps[@]}") | $(median "${p50[@]}") | $(median "${p99[@]}") | $errors |")
+        ROWS+=("| $label | $workload | $(median "${rps[@]}") | $(median "${p50[@]}") | $(median "${p99[@]}") | $non2xx | $timeouts | $socket |")
     done
 }
 
@@ -104,6 +108,6 @@ echo
 echo "wrk -t1 -c64 -d${DURATION}s --latency pinned to CPU 1; every sqlited process pinned to CPU 0; $BENCH_RUNS runs per" \
     "row (medians); $(nproc) CPUs. Load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
-echo "| server | workload | requests/s | p50 ms | p99 ms | errors |"
-echo "|---|---|---:|---:|---:|---:|"
+echo "| server | workload | requests/s | p50 ms | p99 ms | non-2xx | wrk timeouts (2 s) | other socket errors |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
 printf '%s\n' "${ROWS[@]}"
