@@ -166,8 +166,9 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            // LoopbackTestSupport: free ports for the cluster nodes' Raft addresses.
-            dependencies: ["sqlited", "LoopbackTestSupport"],
+            // LoopbackTestSupport: free ports for the cluster nodes' Raft addresses. DqliteClient: the failover test
+            // hands leadership to each node in turn (TRANSFER) to read that node's own copy of the database.
+            dependencies: ["sqlited", "LoopbackTestSupport", "DqliteClient"],
             // Run from the source tree by HTTP2FrameTests with the system's python3 and PyPI's h2.
             exclude: ["HTTP2/h2_scenarios.py"],
             swiftSettings: strictSettings

@@ -5,7 +5,10 @@ import DqliteClient
 ///
 /// Certainly not executed: a connect failure (no request was sent), FAILURE `SQLITE_IOERR_NOT_LEADER` (dqlite
 /// checks leadership before running a statement), FAILURE `SQLITE_BUSY` (the leader's write lock was held: the
-/// statement did not run), an error before the request's first byte reached the kernel
+/// statement did not run), FAILURE `SQLITE_NOTFOUND` ("no database opened": dqlite closes a connection's database
+/// when its node loses leadership, so a pooled connection to a node that lost it and won it back between two uses
+/// answers this before running anything; a new connection opens the database again), an error before the request's
+/// first byte reached the kernel
 /// (``DqliteError/requestNotSent``). Unknown: the connection broke or timed out after the request was sent, or the
 /// leader answered another `SQLITE_IOERR` code (`SQLITE_IOERR_LEADERSHIP_LOST` and the like come from the
 /// replication of the write, which may have been committed by the new leader).
@@ -21,11 +24,13 @@ enum RetryPolicy {
     /// SQLite's primary result codes that matter here.
     static let busyCode: UInt64 = 5
     static let ioErrorCode: UInt64 = 10
+    /// `SQLITE_NOTFOUND`: dqlite's answer for a connection whose database (or statement) is no longer open.
+    static let notFoundCode: UInt64 = 12
 
     static func decide(after error: DqliteError, isWrite: Bool) -> Decision {
         switch error.kind {
         case .failure:
-            if error.isNotLeader {
+            if error.isNotLeader || error.code == notFoundCode {
                 return .retry(forgetLeader: true)
             }
             if error.code & 0xff == busyCode {

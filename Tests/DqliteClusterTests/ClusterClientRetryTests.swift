@@ -120,18 +120,20 @@ struct ClusterClientRetryTests {
         let notLeader = DqliteError(kind: .failure, code: DqliteError.notLeaderCode, message: "")
         let lost = DqliteError(kind: .failure, code: DqliteError.leadershipLostCode, message: "")
         let busy = DqliteError(kind: .failure, code: 5, message: "")
+        let closed = DqliteError(kind: .failure, code: 12, message: "no database opened")
         let constraint = DqliteError(kind: .failure, code: 2067, message: "")
         let broken = DqliteError(kind: .connectionClosed, message: "")
         let unsent = DqliteError(kind: .io, code: UInt64(EPIPE), message: "", requestNotSent: true)
         let timeout = DqliteError(kind: .timeout, message: "")
         #expect(decide(notLeader, write: true) == .retry(forgetLeader: true))
         #expect(decide(busy, write: true) == .retry(forgetLeader: false))
+        #expect(decide(closed, write: true) == .retry(forgetLeader: true))
         #expect(decide(unsent, write: true) == .retry(forgetLeader: true))
         #expect(decide(lost, write: true) == .fail(.outcomeUnknown, keepConnection: false))
         #expect(decide(broken, write: true) == .fail(.outcomeUnknown, keepConnection: false))
         #expect(decide(timeout, write: true) == .fail(.outcomeUnknown, keepConnection: false))
         #expect(decide(constraint, write: true) == .fail(.failure, keepConnection: true))
-        for error in [notLeader, lost, broken, timeout, unsent] {
+        for error in [notLeader, closed, lost, broken, timeout, unsent] {
             #expect(decide(error, write: false) == .retry(forgetLeader: true))
         }
         #expect(decide(constraint, write: false) == .fail(.failure, keepConnection: true))

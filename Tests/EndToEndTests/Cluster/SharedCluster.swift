@@ -9,13 +9,15 @@ import Glibc
 /// Three real `sqlited` processes in cluster mode on 127.0.0.1, each with its own HTTP port, Raft port and data
 /// directory: node 1 bootstraps, node 2 joins through node 1, node 3 through node 2. One is shared by the cluster
 /// end-to-end suites (``get()``), started on first use and killed, its directories removed, when the test process
-/// exits; a test that stops nodes starts its own (``init()``), killed when it is released.
+/// exits; a test that stops nodes starts its own (``init()``), killed when it is released, and may start a killed
+/// node again (``restart(_:)``) on its HTTP port, Raft address and data directory.
 ///
 /// Every start and request is bounded in time: each process must announce its listener within 60 s (a join waits
 /// for the leader), and clients time out after 10 s.
 ///
-/// `@unchecked Sendable`: after `init` only the immutable `nodes` are read from several threads; the processes are
-/// touched again only by the exit handler, after every test has finished.
+/// `@unchecked Sendable`: only the immutable `nodes` are read from several threads; the processes are touched by
+/// ``kill(_:)`` and ``restart(_:)``, called only by the one test that owns the cluster (never for the shared one),
+/// and by the exit handler, after every test has finished.
 final class SharedCluster: @unchecked Sendable {
     /// One node: its HTTP base URL, its Raft address and id.
     struct Node: Sendable {
@@ -27,7 +29,9 @@ final class SharedCluster: @unchecked Sendable {
     let nodes: [Node]
     /// Every node's `backup.directory`.
     let backupDirectory: URL
-    private let processes: [ServerProcess]
+    private var processes: [ServerProcess]
+    /// Each node's command line and environment, to start it again.
+    private let launches: [(arguments: [String], environment: [String: String])]
     private let directory: TemporaryDirectory
 
     init() throws {
@@ -35,6 +39,7 @@ final class SharedCluster: @unchecked Sendable {
         backupDirectory = directory.path("backups")
         var nodes: [Node] = []
         var processes: [ServerProcess] = []
+        var launches: [(arguments: [String], environment: [String: String])] = []
         for id in 1...3 {
             let raftAddress = "127.0.0.1:\(try freeLoopbackPort())"
             var arguments = [
@@ -47,19 +52,26 @@ final class SharedCluster: @unchecked Sendable {
             if let previous = nodes.last {
                 arguments += ["--cluster-join", previous.raftAddress]
             }
-            let process = try ServerProcess(
-                executableURL: TestPaths.builtProduct(named: "sqlited"),
-                arguments: arguments,
-                environment: [
-                    "SQLITED_CLUSTER_NETWORK_LATENCY_MS": "20", "SQLITED_BACKUP_DIRECTORY": backupDirectory.path,
-                ],
-                startupTimeoutSeconds: 60
-            )
+            let environment = [
+                "SQLITED_CLUSTER_NETWORK_LATENCY_MS": "20", "SQLITED_BACKUP_DIRECTORY": backupDirectory.path,
+            ]
+            let process = try Self.start(arguments: arguments, environment: environment)
             processes.append(process)
+            launches.append((arguments, environment))
             nodes.append(Node(id: id, baseURL: process.baseURL, raftAddress: raftAddress))
         }
         self.nodes = nodes
         self.processes = processes
+        self.launches = launches
+    }
+
+    private static func start(arguments: [String], environment: [String: String]) throws -> ServerProcess {
+        try ServerProcess(
+            executableURL: TestPaths.builtProduct(named: "sqlited"),
+            arguments: arguments,
+            environment: environment,
+            startupTimeoutSeconds: 60
+        )
     }
 
     deinit {
@@ -72,6 +84,18 @@ final class SharedCluster: @unchecked Sendable {
     /// Kills node `id` with SIGKILL (no leadership transfer, no goodbye to the others).
     func kill(_ id: Int) {
         _ = processes[id - 1].kill()
+    }
+
+    /// Starts node `id` again after ``kill(_:)``, with its data directory (so it only starts: the membership is
+    /// recorded there), its Raft address and the HTTP port it had, so ``nodes`` stays true.
+    func restart(_ id: Int) throws {
+        let launch = launches[id - 1]
+        let port = String(nodes[id - 1].baseURL.split(separator: ":").last ?? "0")
+        var arguments = launch.arguments
+        if let portFlag = arguments.firstIndex(of: "--port") {
+            arguments[portFlag + 1] = port
+        }
+        processes[id - 1] = try Self.start(arguments: arguments, environment: launch.environment)
     }
 
     private static let started: Result<SharedCluster, any Error> = {

@@ -42,6 +42,16 @@ import Testing
             #expect(machine.authorize(context) == .denyWrite, "\(action)")
         }
         #expect(machine.authorize(Self.select) == .applyPolicy)
+        // SQLite authorizes an UPDATE of the schema table, never run, when `pragma_table_info('t')` first declares
+        // its virtual table on the connection: left to the policy (defensive mode refuses real schema writes).
+        let declaration = AuthorizerContext(
+            action: .update,
+            arg1: "sqlite_master",
+            arg2: "sql",
+            arg3: "main",
+            arg4: nil
+        )
+        #expect(machine.authorize(declaration) == .applyPolicy)
 
         let writable = LeaderAuthorizerStateMachine()
         for context in Self.dqliteSetUp {
