@@ -28,6 +28,12 @@ public struct RequestDecoder: Sendable {
 
     /// Decodes a `POST /query` body: a statement object plus options.
     public func decodeQuery(_ body: [UInt8]) throws(APIError) -> QueryRequest {
+        if let statement = SimpleStatementBody.decode(body) { return QueryRequest(statement: statement) }
+        return try decodeQueryInGeneral(body)
+    }
+
+    /// `decodeQuery` without its one-pass path for the common body (the tests compare the two).
+    func decodeQueryInGeneral(_ body: [UInt8]) throws(APIError) -> QueryRequest {
         let object = try topLevelObject(body)
         try Self.checkKeys(of: object, allowed: Self.statementBodyKeys, context: nil)
         return QueryRequest(
@@ -38,6 +44,7 @@ public struct RequestDecoder: Sendable {
 
     /// Decodes a `POST /update` body: a statement object plus options.
     public func decodeUpdate(_ body: [UInt8]) throws(APIError) -> UpdateRequest {
+        if let statement = SimpleStatementBody.decode(body) { return UpdateRequest(statement: statement) }
         let object = try topLevelObject(body)
         try Self.checkKeys(of: object, allowed: Self.statementBodyKeys, context: nil)
         return UpdateRequest(
