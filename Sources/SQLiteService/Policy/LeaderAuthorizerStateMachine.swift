@@ -64,6 +64,17 @@ final class LeaderAuthorizerStateMachine {
         .alterTable, .reindex, .analyze,
     ]
 
+    /// Whether `context` is an `SQLITE_UPDATE` of `sqlite_master`, which SQLite asks (for its `type`, `name`,
+    /// `tbl_name`, `rootpage` and `sql` columns) while it prepares a table-valued pragma such as
+    /// `SELECT … FROM pragma_table_info('t')` (measured): nothing is written (the same read through a writable
+    /// connection leaves the node serving), and nothing could be: SQLite refuses any change to `sqlite_master`
+    /// while `writable_schema` is off (the policy denies setting it; defensive mode is on), and `query_only` backs
+    /// the read-only connection. Denying it made such reads fail there with `SQLITE_ERROR` "not authorized",
+    /// where the local backend's readers answer them.
+    static func isSchemaTableCheck(_ context: AuthorizerContext) -> Bool {
+        context.action == .update && context.arg1?.lowercased() == "sqlite_master"
+    }
+
     /// The spellings of a true boolean pragma value.
     static let trueValues: Set<String> = ["1", "on", "true", "yes"]
 
@@ -104,7 +115,7 @@ final class LeaderAuthorizerStateMachine {
                 return .allow
             }
         }
-        if isReadOnly, Self.writeActions.contains(context.action) {
+        if isReadOnly, Self.writeActions.contains(context.action), !Self.isSchemaTableCheck(context) {
             return .denyWrite
         }
         return .applyPolicy
