@@ -67,7 +67,8 @@ public final class ClusterClient: Sendable {
         /// Incremented whenever the leader is forgotten; pooled connections of older generations are closed.
         var generation: UInt64 = 0
         var idle: [PooledConnection] = []
-        var leaderChanges: UInt64 = 0
+        var statistics = ClusterClientStatistics()
+        var observer: (any ClusterClientObserver)?
         /// The id of the last leader adopted, kept when the leader is forgotten, to count changes.
         var lastLeaderID: UInt64?
     }
@@ -93,7 +94,18 @@ public final class ClusterClient: Sendable {
 
     /// How many times the client found a leader other than the one it used before.
     public var leaderChanges: UInt64 {
-        state.withLock { $0.leaderChanges }
+        state.withLock { $0.statistics.leaderChanges }
+    }
+
+    /// What the client has counted and measured since it was created.
+    public var statistics: ClusterClientStatistics {
+        state.withLock { $0.statistics }
+    }
+
+    /// Sets the observer told of every round trip, retry, unknown outcome and leader change from now on (`nil`:
+    /// none).
+    public func setObserver(_ observer: (any ClusterClientObserver)?) {
+        state.withLock { $0.observer = observer }
     }
 
     /// Closes the idle connections; later calls open new ones.
@@ -116,7 +128,9 @@ public final class ClusterClient: Sendable {
     ///   `.invalidArgument`, `.tooLarge`.
     public func query(_ sql: String, parameters: [DqliteValue] = []) throws(ClusterError) -> DqliteRows {
         try run(sql: sql, isWrite: false) { (pooled) throws(DqliteError) in
-            try pooled.connection.query(sql: sql, parameters: parameters, database: pooled.database)
+            try timed { () throws(DqliteError) in
+                try pooled.connection.query(sql: sql, parameters: parameters, database: pooled.database)
+            }
         }
     }
 
@@ -127,7 +141,9 @@ public final class ClusterClient: Sendable {
     ///   `.failure`, `.unavailable` (it certainly did not run), `.invalidArgument`.
     public func exec(_ sql: String, parameters: [DqliteValue] = []) throws(ClusterError) -> DqliteExecResult {
         try run(sql: sql, isWrite: true) { (pooled) throws(DqliteError) in
-            try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
+            try timed { () throws(DqliteError) in
+                try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
+            }
         }
     }
 
@@ -184,7 +200,7 @@ public final class ClusterClient: Sendable {
     public func transaction<T>(_ body: (ClusterTransaction) throws -> T) throws -> T {
         let deadline = ContinuousClock.now + options.callTimeout
         let pooled = try begin(deadline: deadline)
-        let transaction = ClusterTransaction(pooled)
+        let transaction = ClusterTransaction(pooled, client: self)
         let value: T
         do {
             value = try body(transaction)
@@ -205,7 +221,9 @@ public final class ClusterClient: Sendable {
             )
         }
         do throws(DqliteError) {
-            _ = try pooled.connection.exec(sql: "COMMIT", database: pooled.database)
+            _ = try timed { () throws(DqliteError) in
+                try pooled.connection.exec(sql: "COMMIT", database: pooled.database)
+            }
         } catch {
             switch RetryPolicy.decide(after: error, isWrite: true) {
             case .retry:
@@ -219,6 +237,9 @@ public final class ClusterClient: Sendable {
                     checkIn(pooled)
                 } else {
                     pooled.connection.close()
+                }
+                if kind == .outcomeUnknown {
+                    count(\.outcomeUnknown) { $0.outcomeUnknown() }
                 }
                 throw ClusterError(kind, error, sql: "COMMIT")
             }
@@ -234,7 +255,9 @@ public final class ClusterClient: Sendable {
         repeat {
             let pooled = try checkOut(deadline: deadline)
             do throws(DqliteError) {
-                _ = try pooled.connection.exec(sql: "BEGIN", database: pooled.database)
+                _ = try timed { () throws(DqliteError) in
+                    try pooled.connection.exec(sql: "BEGIN", database: pooled.database)
+                }
                 return pooled
             } catch {
                 lastError = error
@@ -248,6 +271,7 @@ public final class ClusterClient: Sendable {
                 }
                 pooled.connection.close()
                 forgetLeader(generation: pooled.generation)
+                count(\.retries) { $0.retried() }
             }
         } while backoff.wait(until: deadline)
         throw unavailable(lastError)
@@ -278,6 +302,7 @@ public final class ClusterClient: Sendable {
                     } else {
                         checkIn(pooled)
                     }
+                    count(\.retries) { $0.retried() }
                 case .fail(let kind, let keepConnection):
                     if keepConnection && pooled.connection.isOpen {
                         checkIn(pooled)
@@ -286,6 +311,9 @@ public final class ClusterClient: Sendable {
                         if kind == .outcomeUnknown {
                             forgetLeader(generation: pooled.generation)
                         }
+                    }
+                    if kind == .outcomeUnknown {
+                        count(\.outcomeUnknown) { $0.outcomeUnknown() }
                     }
                     throw ClusterError(kind, error, sql: sql)
                 }
@@ -401,19 +429,61 @@ public final class ClusterClient: Sendable {
 
     /// Records the leader found; returns the generation its connections belong to.
     private func adopt(leader: (id: UInt64, address: String), members: [String]) -> UInt64 {
-        state.withLock { state in
+        let (generation, changed) = state.withLock { state -> (UInt64, (any ClusterClientObserver)??) in
             if let known = state.leader, known.id == leader.id, known.address == leader.address {
-                return state.generation
+                return (state.generation, nil)
             }
             state.generation += 1
             state.leader = leader
+            var changed: (any ClusterClientObserver)?? = nil
             if let last = state.lastLeaderID, last != leader.id {
-                state.leaderChanges += 1
+                state.statistics.leaderChanges += 1
+                changed = .some(state.observer)
             }
             state.lastLeaderID = leader.id
             state.members = members
-            return state.generation
+            return (state.generation, changed)
         }
+        if case .some(let observer) = changed {
+            observer?.leaderChanged(to: leader.id)
+        }
+        return generation
+    }
+
+    /// Runs one request and reports its round trip when an answer came (rows, changes or the leader's FAILURE).
+    func timed<T>(_ request: () throws(DqliteError) -> T) throws(DqliteError) -> T {
+        let started = ContinuousClock.now
+        do {
+            let result = try request()
+            recordRoundTrip(ContinuousClock.now - started)
+            return result
+        } catch {
+            if error.kind == .failure {
+                recordRoundTrip(ContinuousClock.now - started)
+            }
+            throw error
+        }
+    }
+
+    private func recordRoundTrip(_ duration: Duration) {
+        let observer = state.withLock { state in
+            state.statistics.roundTrips += 1
+            state.statistics.roundTripTime += duration
+            return state.observer
+        }
+        observer?.roundTrip(duration)
+    }
+
+    /// Adds one to the statistic at `counter` and tells the observer.
+    private func count(
+        _ counter: WritableKeyPath<ClusterClientStatistics, UInt64>,
+        _ tell: (any ClusterClientObserver) -> Void
+    ) {
+        let observer = state.withLock { state in
+            state.statistics[keyPath: counter] += 1
+            return state.observer
+        }
+        if let observer { tell(observer) }
     }
 
     private func unavailable(_ lastError: DqliteError?) -> ClusterError {

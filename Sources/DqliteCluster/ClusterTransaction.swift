@@ -7,12 +7,15 @@ public import DqliteClient
 /// the value must not outlive the body.
 public final class ClusterTransaction {
     private let pooled: PooledConnection
+    /// The client whose ``ClusterClient/timed(_:)`` reports the round trips.
+    private let client: ClusterClient
     /// `false` once the connection broke or the leader refused a statement as a non-leader: the transaction is
     /// over on the server, uncommitted.
     private(set) var isUsable = true
 
-    init(_ pooled: PooledConnection) {
+    init(_ pooled: PooledConnection, client: ClusterClient) {
         self.pooled = pooled
+        self.client = client
     }
 
     /// Runs one statement that reads (QUERY_SQL) in the transaction.
@@ -43,7 +46,7 @@ public final class ClusterTransaction {
             )
         }
         do throws(DqliteError) {
-            return try request()
+            return try client.timed(request)
         } catch {
             switch error.kind {
             case .failure where !error.isNotLeader:

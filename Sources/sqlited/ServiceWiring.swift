@@ -18,8 +18,9 @@ enum ServiceWiring {
         options.requestLogLevel = configuration.requestLogLevel
         options.metrics = configuration.metricsEnabled ? ServiceMetrics(databasePath: configuration.databasePath) : nil
         // Group commit is a local writer's: on the cluster each Raft round is its own group.
-        if case .local = storage {
-            options.groupCommit = configuration.groupCommit
+        switch storage {
+        case .local: options.groupCommit = configuration.groupCommit
+        case .cluster(let cluster): options.metrics?.observeCluster(cluster)
         }
         let service = SQLiteService(
             storage: storage,

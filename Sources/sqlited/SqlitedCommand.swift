@@ -18,7 +18,7 @@ struct SqlitedCommand: ParsableCommand {
         version: "sqlited \(version) (SQLite \(sqliteLibraryVersion))",
         subcommands: [
             ServeCommand.self, CheckConfigCommand.self, BackupCommand.self, MigrateCommand.self, HashTokenCommand.self,
-            VacuumCommand.self, CheckpointCommand.self, OptimizeCommand.self,
+            VacuumCommand.self, CheckpointCommand.self, OptimizeCommand.self, ClusterCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

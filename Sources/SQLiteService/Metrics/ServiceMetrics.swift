@@ -30,12 +30,16 @@ import Darwin
 /// | `sqlited_group_commit_requests` | histogram | | requests per committed group |
 /// | `sqlited_group_commit_duration_seconds` | histogram | | time the group's `COMMIT` took (its fsync) |
 ///
+/// In cluster mode, also the series of ``ClusterMetrics`` (role, leader changes, retries, wire round trips).
+///
 /// Related documentation: <https://prometheus.io/docs/instrumenting/exposition_formats/>
 public final class ServiceMetrics: Sendable {
     /// The database file whose size (and WAL's) is reported.
     public let databasePath: String
     private let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
+    /// The cluster's series, once ``observeCluster(_:)`` was called.
+    private let cluster = Mutex<ClusterMetrics?>(nil)
     /// Every request looks its series up here and only the first of each series adds one: a read lock, so that
     /// concurrent requests do not queue behind each other (a `Mutex` here was the most contended lock of `/query`).
     private let requestSeries = ReadWriteLock<[RequestKey: RequestSeries]>([:])
@@ -82,6 +86,7 @@ public final class ServiceMetrics: Sendable {
         ]
         // Requests per group: 1 (no concurrency) up to the default max_requests (256).
         factory.defaultValueHistogramBuckets = [1, 2, 4, 8, 16, 32, 64, 128, 256, 1024]
+        factory.durationHistogramBuckets[ClusterMetrics.roundTripLabel] = ClusterMetrics.roundTripBuckets
         self.registry = registry
         self.factory = factory
         statementCacheHits = CoreMetrics.Counter(label: "sqlited_statement_cache_hits_total", factory: factory)
@@ -110,7 +115,18 @@ public final class ServiceMetrics: Sendable {
         }
         databaseSize.record(Self.fileSize(databasePath))
         walSize.record(Self.fileSize(databasePath + "-wal"))
+        cluster.withLock { $0 }?.refresh()
         return registry.emitToBuffer()
+    }
+
+    /// Adds the cluster's series (``ClusterMetrics``) and records what the clients of `storage` count and measure
+    /// from now on. Called once, when the service runs on the cluster backend; a later call changes nothing.
+    public func observeCluster(_ storage: ClusterStorage) {
+        cluster.withLock { cluster in
+            if cluster == nil {
+                cluster = ClusterMetrics(storage: storage, factory: factory)
+            }
+        }
     }
 
     // MARK: Recording

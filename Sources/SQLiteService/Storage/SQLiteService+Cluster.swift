@@ -42,7 +42,9 @@ extension SQLiteService {
         case .backup:
             guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
             return try backupResponse(request, options: settings.options)
-        case .adminVacuum, .adminCheckpoint, .adminOptimize, .tables, .tablesRows, .tablesRow, .tablesCount:
+        case .tables, .tablesRows, .tablesRow, .tablesCount:
+            return try clusterTables(request, limits: limits, cluster: cluster)
+        case .adminVacuum, .adminCheckpoint, .adminOptimize:
             throw .notImplemented("\(endpoint.label) is not available in cluster mode yet (see the README)")
         case .other:
             throw Self.noEndpoint(request)

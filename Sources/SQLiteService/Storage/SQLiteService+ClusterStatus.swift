@@ -53,7 +53,7 @@ extension SQLiteService {
             writer.key("address")
             writer.writeString(node.address)
             writer.key("role")
-            writer.writeString(Self.roleName(node.role))
+            writer.writeString(node.role.apiName)
             writer.key("leader")
             writer.writeBool(node.id == info.leaderID)
             writer.endObject()
@@ -61,13 +61,5 @@ extension SQLiteService {
         writer.endArray()
         writer.endObject()
         return Self.jsonResponse(writer.bytes)
-    }
-
-    private static func roleName(_ role: DqliteRole) -> String {
-        switch role {
-        case .voter: "voter"
-        case .standBy: "standby"
-        case .spare: "spare"
-        }
     }
 }

@@ -9,9 +9,9 @@ public import SQLiteEngine
 /// - ``local(_:)``, the default: one `DatabasePool` on this machine, every endpoint served as before.
 /// - ``cluster(_:)``: a dqlite cluster through its leader (``ClusterStorage``). The same decoded requests run as
 ///   the same statements through the wire protocol; `/query`, `/update`, `/batch`, `/transaction`, `/schema`,
-///   `/backup` (DUMP), `/health`, `/metrics` and `GET /cluster` are served, the Tables API and `/admin/*` answer
-///   501 `NOT_IMPLEMENTED` (see the README's cluster mode section), and group commit is off (each Raft round is
-///   its own group).
+///   `/backup` (DUMP), `/health`, `/metrics`, `GET /cluster` and the Tables API's reads are served, its writes and
+///   `/admin/*` answer 501 `NOT_IMPLEMENTED` (see the README's cluster mode section), and group commit is off (each
+///   Raft round is its own group).
 public enum StorageBackend: Sendable {
     case local(DatabasePool)
     case cluster(ClusterStorage)

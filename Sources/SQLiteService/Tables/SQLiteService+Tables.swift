@@ -14,7 +14,7 @@ extension SQLiteService {
         guard let route = try TablesRoute.parse(rawPath: request.rawPath) else { return nil }
         let metrics = settings.options.metrics
         if let read = try tablesRead(route, request, limits: settings.limits) {
-            return Self.jsonResponse(try onReader(metrics: metrics) { db throws(APIError) in try read(db) })
+            return Self.jsonResponse(try onReader(metrics: metrics) { db throws(APIError) in try read(.local(db)) })
         }
         return try run(tablesWrite(route, request, limits: settings.limits), metrics: metrics)
     }
@@ -39,16 +39,18 @@ extension SQLiteService {
         guard request.body.count <= Self.eventLoopBodyLimit,
             let read = try tablesRead(route, request, limits: settings.limits)
         else { return .some(nil) }
-        return .some(try withEventLoopBudget(metrics: settings.options.metrics) { db throws(APIError) in try read(db) })
+        return .some(
+            try withEventLoopBudget(metrics: settings.options.metrics) { db throws(APIError) in try read(.local(db)) }
+        )
     }
 
     /// The work of a reading request (`GET`/`HEAD`), checked as far as it can be without the schema; nil for a
-    /// writing one.
-    private func tablesRead(
+    /// writing one. The same on both backends (``RecordSource``).
+    func tablesRead(
         _ route: TablesRoute,
         _ request: HTTPRequest,
         limits: ServiceLimits
-    ) throws(APIError) -> ((Database) throws(APIError) -> [UInt8])? {
+    ) throws(APIError) -> ((RecordSource) throws(APIError) -> [UInt8])? {
         guard request.method == "GET" || request.method == "HEAD" else {
             let allowed: [String] =
                 switch route {
@@ -61,15 +63,22 @@ extension SQLiteService {
         }
         let pairs = request.query
         let deadline = ContinuousClock.now + limits.statementTimeout
-        return { db throws(APIError) in
-            try db.withRequestDeadline(deadline) { () throws(APIError) in
+        return { source throws(APIError) in
+            let db = source.schema
+            return try db.withRequestDeadline(deadline) { () throws(APIError) in
                 switch route {
                 case .list:
                     return try Self.tableListBody(db)
                 case .rows(let name):
-                    return try self.rowsBody(db, table: try Self.table(name, db), pairs: pairs, limits: limits)
+                    return try self.rowsBody(source, table: try Self.table(name, db), pairs: pairs, limits: limits)
                 case .row(let name, let key):
-                    return try Self.rowBody(db, table: try Self.table(name, db), key: key, pairs: pairs, limits: limits)
+                    return try Self.rowBody(
+                        source,
+                        table: try Self.table(name, db),
+                        key: key,
+                        pairs: pairs,
+                        limits: limits
+                    )
                 case .count(let name):
                     let table = try Self.table(name, db)
                     let list = try TableListRequest(
@@ -81,7 +90,7 @@ extension SQLiteService {
                     var writer = JSONWriter()
                     writer.beginObject()
                     writer.key("count")
-                    writer.writeInt64(try Self.mapped(db) { try db.countRecords(list.query) })
+                    writer.writeInt64(try source.count(list.query))
                     writer.endObject()
                     return writer.bytes
                 }
@@ -117,7 +126,7 @@ extension SQLiteService {
 
     /// `GET /tables/{table}/rows?…`: a page, with `next` (and `prev` for a page before a row, `count` when asked).
     private func rowsBody(
-        _ db: Database,
+        _ source: RecordSource,
         table: RecordTable,
         pairs: [(name: String, value: String)],
         limits: ServiceLimits
@@ -133,7 +142,7 @@ extension SQLiteService {
             let values = try cursorCodec.decode(cursor, table: table.name, order: list.orderKey, count: sortKeyCount)
             list.query.position = RecordCursorPosition(direction: list.after != nil ? .after : .before, values: values)
         }
-        let page = try Self.mapped(db) { try db.fetchRecordPage(list.query) }
+        let page = try source.fetchPage(list.query)
         let columns = list.query.outputColumns
         var writer = JSONWriter()
         writer.beginObject()
@@ -156,7 +165,7 @@ extension SQLiteService {
         }
         if list.count {
             writer.key("count")
-            writer.writeInt64(try Self.mapped(db) { try db.countRecords(list.query) })
+            writer.writeInt64(try source.count(list.query))
         }
         writer.endObject()
         return writer.bytes
@@ -164,7 +173,7 @@ extension SQLiteService {
 
     /// `GET /tables/{table}/rows/{key}`: `{"row": {...}}` (with `_shape=arrays`, `columns` and the row's values).
     private static func rowBody(
-        _ db: Database,
+        _ source: RecordSource,
         table: RecordTable,
         key: [String],
         pairs: [(name: String, value: String)],
@@ -180,9 +189,7 @@ extension SQLiteService {
             throw .invalidRequest("a row by key takes no filters (only _columns, _shape and _int64_as_string)")
         }
         let keyValues = try keyValues(key, table: table)
-        guard
-            let row = try mapped(db, { try db.fetchRecord(table, key: keyValues, columns: options.query.columns) })
-        else {
+        guard let row = try source.fetchRecord(table, key: keyValues, columns: options.query.columns) else {
             throw .noSuchRow()
         }
         let columns = options.query.outputColumns

@@ -1,0 +1,98 @@
+import DqliteClient
+import DqliteCluster
+import Foundation
+import SQLiteEngine
+
+/// Where a Tables read finds its tables and rows: the local database, or the cluster's leader with this node's copy
+/// of its schema (``SchemaShadow``) for the tables and keys. The same ``RecordQuery`` makes the same SQL on both.
+enum RecordSource {
+    case local(Database)
+    /// Rows from the leader through the read-only client; `schema` is the copy of the leader's schema.
+    case cluster(schema: Database, reader: ClusterClient)
+
+    /// The database whose schema names the tables and their keys.
+    var schema: Database {
+        switch self {
+        case .local(let db), .cluster(let db, _): db
+        }
+    }
+
+    /// The page of `query`.
+    func fetchPage(_ query: RecordQuery) throws(APIError) -> RecordPage {
+        switch self {
+        case .local(let db):
+            return try SQLiteService.mapped(db) { try db.fetchRecordPage(query) }
+        case .cluster(_, let reader):
+            let statement = query.pageStatement()
+            return query.page(from: try Self.rows(statement.sql, statement.arguments, on: reader), of: statement)
+        }
+    }
+
+    /// The number of rows matching `query`'s filters.
+    func count(_ query: RecordQuery) throws(APIError) -> Int64 {
+        switch self {
+        case .local(let db):
+            return try SQLiteService.mapped(db) { try db.countRecords(query) }
+        case .cluster(_, let reader):
+            let (sql, arguments) = query.countStatement()
+            guard case .integer(let count)? = try Self.rows(sql, arguments, on: reader).first?.first else { return 0 }
+            return count
+        }
+    }
+
+    /// The row of `table` whose key is `key`, or nil.
+    func fetchRecord(
+        _ table: RecordTable,
+        key: [DatabaseValue],
+        columns: [String]?
+    ) throws(APIError) -> [DatabaseValue]? {
+        switch self {
+        case .local(let db):
+            return try SQLiteService.mapped(db) { try db.fetchRecord(table, key: key, columns: columns) }
+        case .cluster:
+            return try fetchPage(RecordQuery(table: table, key: key, columns: columns)).rows.first
+        }
+    }
+
+    /// The rows of a `SELECT` run on the leader, values as the engine types them.
+    private static func rows(
+        _ sql: String,
+        _ arguments: [DatabaseValue],
+        on reader: ClusterClient
+    ) throws(APIError) -> [[DatabaseValue]] {
+        let rows: DqliteRows
+        do {
+            rows = try reader.query(sql, parameters: arguments.map(\.dqliteValue))
+        } catch {
+            throw APIError(cluster: error, isWrite: false)
+        }
+        return rows.rows.map { $0.map(\.databaseValue) }
+    }
+}
+
+extension DatabaseValue {
+    /// The value as the wire protocol carries it.
+    fileprivate var dqliteValue: DqliteValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): .integer(value)
+        case .real(let value): .float(value)
+        case .text(let value): .text(value)
+        case .blob(let data): .blob(Array(data))
+        }
+    }
+}
+
+extension DqliteValue {
+    /// The value as SQLite stores it (dqlite's time and boolean types are its integers and text).
+    fileprivate var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let value), .unixTime(let value): .integer(value)
+        case .float(let value): .real(value)
+        case .text(let value), .iso8601(let value): .text(value)
+        case .blob(let bytes): .blob(Data(bytes))
+        case .boolean(let value): .integer(value ? 1 : 0)
+        }
+    }
+}

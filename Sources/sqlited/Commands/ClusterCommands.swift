@@ -1,0 +1,168 @@
+import ArgumentParser
+import DqliteCluster
+import Foundation
+
+/// `sqlited cluster`: an operator's membership requests to a running dqlite cluster (see ``ClusterAdministrator``).
+struct ClusterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cluster",
+        abstract: "List, add or remove the members of a cluster, or move its leadership.",
+        discussion: """
+            Each subcommand finds the leader through the members given with --member, else through cluster.address \
+            and cluster.join of the configuration (--config, $SQLITED_CONFIG, SQLITED_CLUSTER_* variables). \
+            Exit status 1 when the request is refused (an unknown id, the leader removed) or no leader answers.
+            """,
+        subcommands: [
+            ClusterListCommand.self, ClusterAddCommand.self, ClusterRemoveCommand.self, ClusterTransferCommand.self,
+        ]
+    )
+}
+
+/// The options every `sqlited cluster` subcommand takes: where to find the cluster, and how long to try.
+struct ClusterCommandOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: "A member's Raft address, <IPv4>:<port>; repeat for several (default: the configuration's)."
+    )
+    var member: [String] = []
+
+    @Option(name: .long, help: "A YAML configuration file whose cluster.address and cluster.join name members.")
+    var config: String?
+
+    @Option(name: .customLong("timeout-ms"), help: "How long to look for the leader and retry (default 10000).")
+    var timeoutMilliseconds = 10_000
+
+    func validate() throws {
+        guard timeoutMilliseconds > 0 else {
+            throw ValidationError("--timeout-ms must be positive")
+        }
+    }
+
+    /// The administrator for the members given, else those of the configuration.
+    func administrator() throws -> ClusterAdministrator {
+        var members = member
+        if members.isEmpty {
+            let options = try ConfigurationOptions.parse(config.map { ["--config", $0] } ?? [])
+            let (configuration, _) = try options.load()
+            if let cluster = configuration.cluster {
+                members = [cluster.address] + cluster.join
+            }
+        }
+        guard !members.isEmpty else {
+            throw ValidationError("no member to ask: give --member <ip:port>, or a configuration with cluster.address")
+        }
+        return ClusterAdministrator(members: members, timeout: .milliseconds(timeoutMilliseconds))
+    }
+
+    /// Runs `body`; a ``ClusterError`` is printed on standard error and ends the process with status 1.
+    func run(_ body: (ClusterAdministrator) throws(ClusterError) -> String) throws {
+        let administrator = try administrator()
+        do {
+            print(try body(administrator))
+        } catch {
+            FileHandle.standardError.write(Data("sqlited: \(error.message)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// `sqlited cluster list`: the members, their roles and the leader.
+struct ClusterListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the members of the cluster with their roles, the leader marked."
+    )
+
+    @OptionGroup var options: ClusterCommandOptions
+
+    func run() throws {
+        try options.run { (administrator) throws(ClusterError) in
+            let info = try administrator.list()
+            var lines = ["id\taddress\trole\tleader"]
+            for node in info.nodes {
+                let role =
+                    switch node.role {
+                    case .voter: "voter"
+                    case .standBy: "standby"
+                    case .spare: "spare"
+                    }
+                lines.append("\(node.id)\t\(node.address)\t\(role)\t\(node.id == info.leaderID ? "yes" : "no")")
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}
+
+/// `sqlited cluster add`: ADD, then ASSIGN voter.
+struct ClusterAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a running node to the cluster and make it a voter.",
+        discussion: """
+            Start the node first with its --cluster-node-id and --cluster-address and no --cluster-join (it waits \
+            to be added). A node listed already is only made a voter.
+            """
+    )
+
+    @OptionGroup var options: ClusterCommandOptions
+
+    @Option(name: .long, help: "The node's id (positive, unused in the cluster).")
+    var id: UInt64
+
+    @Option(name: .long, help: "The node's Raft address, <IPv4>:<port>.")
+    var address: String
+
+    func run() throws {
+        try options.run { (administrator) throws(ClusterError) in
+            switch try administrator.add(id: id, address: address) {
+            case .added: "added node \(id) at \(address) as a voter"
+            case .promoted: "node \(id) was a member already; it is a voter now"
+            case .alreadyVoter: "node \(id) is a voter already"
+            }
+        }
+    }
+}
+
+/// `sqlited cluster remove`: REMOVE.
+struct ClusterRemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove a node from the cluster (not the leader: transfer its leadership first).",
+        discussion: """
+            The node keeps running until it is stopped; to come back it must start with an emptied data directory \
+            and join again.
+            """
+    )
+
+    @OptionGroup var options: ClusterCommandOptions
+
+    @Option(name: .long, help: "The id of the node to remove.")
+    var id: UInt64
+
+    func run() throws {
+        try options.run { (administrator) throws(ClusterError) in
+            try administrator.remove(id: id)
+            return "removed node \(id)"
+        }
+    }
+}
+
+/// `sqlited cluster transfer`: TRANSFER.
+struct ClusterTransferCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transfer",
+        abstract: "Hand the cluster's leadership to a voter."
+    )
+
+    @OptionGroup var options: ClusterCommandOptions
+
+    @Option(name: .long, help: "The id of the voter to lead.")
+    var id: UInt64
+
+    func run() throws {
+        try options.run { (administrator) throws(ClusterError) in
+            try administrator.transfer(to: id)
+            return "node \(id) leads the cluster"
+        }
+    }
+}
