@@ -7,7 +7,7 @@
 # BENCH_LAYOUT=pinned (the default, the headline figure): POST /query only, the server under test pinned to CPU 0
 # (`taskset -c 0`) and `wrk -t1 -c64` pinned to CPU 1, so that the server's cost per request on one core is what is
 # measured (with both sharing both cores, the load generator's own limits hide it). Three servers, one after the
-# other, BENCH_RUNS rounds each, medians reported:
+# other in each of BENCH_RUNS rounds (every server once per round), medians reported:
 #   sqlited-defaults  sqlited at its defaults: the request log at `info`, stderr to a file (as under systemd, where
 #                     journald reads it; a file keeps journald's own cost out of the figure)
 #   sqlited-log-off   the same build with the request log off (`--log-level warning`)
@@ -357,24 +357,59 @@ SQLITED=$SWIFT_BIN/sqlited
 HTTP_BENCH=$SWIFT_BIN/sqlited-http-bench
 
 if [[ $BENCH_LAYOUT == pinned ]]; then
-    if [[ -n ${SKIPPED[sqlited]:-} ]]; then
-        for server in sqlited-defaults sqlited-log-off; do
-            NOTES+=("$server (query): skipped, ${SKIPPED[sqlited]}.")
-            ROWS+=("$server|query|—|—|—|—|—")
+    # Round by round: each round starts every server afresh and loads it once, so a drift of the machine during
+    # the run touches the three alike (one server after the other, three loads each, let it favour one).
+    ROUNDS=$BENCH_RUNS
+    BENCH_RUNS=1
+    for ((round = 1; round <= ROUNDS; round++)); do
+        log "round $round/$ROUNDS"
+        if [[ -n ${SKIPPED[sqlited]:-} ]]; then
+            if ((round == 1)); then
+                for server in sqlited-defaults sqlited-log-off; do
+                    NOTES+=("$server (query): skipped, ${SKIPPED[sqlited]}.")
+                    ROWS+=("$server|query|—|—|—|—|—")
+                done
+            fi
+        else
+            db=$(fresh_db sqlited-defaults)
+            port=$(free_port)
+            # The defaults: the request log at info, written to stderr, which run_case sends to a file.
+            run_case sqlited-defaults query query.lua "$port" "$SQLITED" --database "$db" --host 127.0.0.1 --port "$port"
+            db=$(fresh_db sqlited-log-off)
+            port=$(free_port)
+            run_case sqlited-log-off query query.lua "$port" \
+                "$SQLITED" --database "$db" --host 127.0.0.1 --port "$port" --log-level warning
+        fi
+        db=$(fresh_db reference-query)
+        port=$(free_port)
+        run_case reference query query.lua "$port" "$REFERENCE" query "$port" "$db"
+    done
+    # One row per server: the medians of its rounds, the largest peak RSS, the errors summed.
+    declare -a MERGED=()
+    for server in sqlited-defaults sqlited-log-off reference; do
+        rps_list=() p50_list=() p99_list=() rss_max="" errors_sum=0 dashes=""
+        for row in "${ROWS[@]}"; do
+            IFS='|' read -r name workload rps p50 p99 rss errors <<<"$row"
+            [[ $name == "$server" ]] || continue
+            if [[ $rps == "—" ]]; then
+                dashes="$name|$workload|—|—|—|—|—"
+                continue
+            fi
+            rps_list+=("$rps")
+            p50_list+=("$p50")
+            p99_list+=("$p99")
+            rss_max=$(awk -v a="${rss_max:-0}" -v b="$rss" 'BEGIN { print (b > a ? b : a) }')
+            errors_sum=$((errors_sum + errors))
         done
-    else
-        db=$(fresh_db sqlited-defaults)
-        port=$(free_port)
-        # The defaults: the request log at info, written to stderr, which run_case sends to a file.
-        run_case sqlited-defaults query query.lua "$port" "$SQLITED" --database "$db" --host 127.0.0.1 --port "$port"
-        db=$(fresh_db sqlited-log-off)
-        port=$(free_port)
-        run_case sqlited-log-off query query.lua "$port" \
-            "$SQLITED" --database "$db" --host 127.0.0.1 --port "$port" --log-level warning
-    fi
-    db=$(fresh_db reference-query)
-    port=$(free_port)
-    run_case reference query query.lua "$port" "$REFERENCE" query "$port" "$db"
+        if ((${#rps_list[@]} > 0)); then
+            RPS["$server|query"]=$(median "${rps_list[@]}")
+            MERGED+=("$server|query|${RPS["$server|query"]}|$(median "${p50_list[@]}")|$(median "${p99_list[@]}")|$rss_max|$errors_sum")
+        elif [[ -n $dashes ]]; then
+            MERGED+=("$dashes")
+        fi
+    done
+    ROWS=("${MERGED[@]}")
+    BENCH_RUNS=$ROUNDS
 else
     for workload in query update; do
         if [[ -n ${SKIPPED[sqlited]:-} ]]; then
