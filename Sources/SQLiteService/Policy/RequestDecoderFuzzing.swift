@@ -5,6 +5,7 @@
 /// - decoding never crashes, and answers the same way when repeated;
 /// - a refused body gets 400 with `INVALID_JSON`, `INVALID_REQUEST` or `BIND_ERROR` and a short message;
 /// - `/query` and `/update` accept exactly the same bodies, with the same result;
+/// - a body the one-pass reading takes (``SimpleStatementBody``) decodes the same by the general path;
 /// - a parsed document written back with ``JSONWriter`` parses to an equal value and decodes the same way;
 /// - an accepted request has no `sql` with U+0000, no empty `statements` or `params_batch`.
 public enum RequestDecoderFuzzing {
@@ -27,6 +28,11 @@ public enum RequestDecoderFuzzing {
             describe(query) == describe(outcome { () throws(APIError) in try decoder.decodeQuery(input) }),
             "decoding is not deterministic"
         )
+
+        if let simple = SimpleStatementBody.decode(input) {
+            let general = outcome { () throws(APIError) in try decoder.decodeQueryInGeneral(input) }
+            precondition(describe(general.map(\.statement)) == describe(.success(simple)), "one-pass reading differs")
+        }
 
         if case .success(let request) = query { checkStatement(request.statement) }
         if case .success(let request) = transaction { request.statements.forEach(checkStatement) }
