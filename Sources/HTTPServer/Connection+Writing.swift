@@ -55,21 +55,22 @@ extension Connection {
         guard !closed else { return }
         let keepAlive = keepAlive && !shuttingDown && !server.isShuttingDown.load(ordering: .relaxed)
         let hasContent = !response.status.forbidsContent
-        // Head and body leave in one send.
-        append(
-            ResponseHead.serialize(
-                status: response.status,
-                headers: response.headers,
-                framing: hasContent ? .contentLength(body.count) : .none,
-                keepAlive: keepAlive,
-                version: version,
-                serverHeader: server.serverHeader,
-                checked: &checkedFields
-            )
+        // Head and body leave in one send; the head is written straight into the output.
+        if pendingOutput == 0 { lastWriteProgressAt = .now() }
+        ResponseHead.write(
+            status: response.status,
+            headers: response.headers,
+            framing: hasContent ? .contentLength(body.count) : .none,
+            keepAlive: keepAlive,
+            version: version,
+            serverHeader: server.serverHeader,
+            checked: &checkedFields,
+            into: &output
         )
         if hasContent && method != "HEAD" {
             append(body)
         }
+        maxObservedPendingOutput = max(maxObservedPendingOutput, pendingOutput)
         flush()
         finishResponse(keepAlive: keepAlive)
     }

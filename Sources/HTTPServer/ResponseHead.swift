@@ -29,9 +29,33 @@ enum ResponseHead {
         serverHeader: String?,
         checked: inout CheckedFields
     ) -> [UInt8] {
-        // Built as bytes, not by String concatenation: this runs once per response.
         var head: [UInt8] = []
         head.reserveCapacity(256)
+        write(
+            status: status,
+            headers: headers,
+            framing: framing,
+            keepAlive: keepAlive,
+            version: version,
+            serverHeader: serverHeader,
+            checked: &checked,
+            into: &head
+        )
+        return head
+    }
+
+    /// Appends the response head to `head` (a connection's output: no array of its own, no copy).
+    static func write(
+        status: HTTPStatus,
+        headers: HTTPHeaders,
+        framing: Framing,
+        keepAlive: Bool,
+        version: HTTPVersion,
+        serverHeader: String?,
+        checked: inout CheckedFields,
+        into head: inout [UInt8]
+    ) {
+        // Built as bytes, not by String concatenation: this runs once per response.
         head.appendLiteral("HTTP/1.1 ")
         appendDecimal(status.code, to: &head)
         head.append(ASCII.space)
@@ -64,7 +88,6 @@ enum ResponseHead {
             head.appendLiteral("Connection: keep-alive\r\n")
         }
         head.appendLiteral("\r\n")
-        return head
     }
 
     private static func appendField(_ name: String, _ value: String, to head: inout [UInt8]) {

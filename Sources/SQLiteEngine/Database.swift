@@ -21,6 +21,8 @@ public final class Database {
     /// The record tables looked up so far, valid for one schema version (``recordTable(named:)``).
     var recordTableCache = RecordTableCache()
     private var currentBusyTimeout: Duration
+    /// `currentBusyTimeout` as SQLite takes it, converted once.
+    private var busyTimeoutMilliseconds: Int32 = 0
 
     /// Interrupts this connection's running statement from any thread; stays valid across close and reopen.
     public let interruptHandle = InterruptHandle()
@@ -249,10 +251,20 @@ public final class Database {
     }
 
     private func applyBusyTimeout(_ timeout: Duration) {
-        guard let handle = connection?.handle else { return }
         let (seconds, attoseconds) = timeout.components
-        let milliseconds = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
+        busyTimeoutMilliseconds = Int32(clamping: max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        guard let handle = connection?.handle else { return }
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+    }
+
+    /// Runs `body` with SQLite's busy handler off — a statement that meets a lock fails with `SQLITE_BUSY` at once
+    /// instead of waiting — then sets the busy timeout back (without converting it again: this runs per request
+    /// on a server's event loop).
+    public func withoutBusyWait<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        guard let handle = connection?.handle else { return try body() }
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        return try body()
     }
 
     // MARK: - Interrupt and deadline

@@ -74,6 +74,31 @@ import Testing
         #expect(try first.int64(sql: "SELECT count(*) FROM t") == 2)
     }
 
+    /// Checks that `withoutBusyWait` makes a locked database fail at once with a long busy timeout configured (a
+    /// wait would outlast the suite's time limit), leaves the timeout as it was, and that the waiting works again
+    /// afterwards.
+    @Test(.timeLimit(.minutes(1))) func withoutBusyWait_failsAtOnceThenRestores() throws {
+        let directory = try TemporaryDirectory()
+        var configuration = Configuration()
+        configuration.busyTimeout = .seconds(120)
+        let first = try Database(path: directory.path(), configuration: configuration)
+        let second = try Database(path: directory.path(), configuration: configuration)
+        try first.execute(sql: "CREATE TABLE t(x)")
+        try first.beginTransaction(.immediate)
+        let error = try #require(
+            databaseError { try second.withoutBusyWait { try second.beginTransaction(.immediate) } }
+        )
+        #expect(error.resultCode == .SQLITE_BUSY)
+        #expect(second.busyTimeout == .seconds(120))
+        try first.commit()
+        try second.withoutBusyWait {
+            try second.beginTransaction(.immediate)
+            try second.execute(sql: "INSERT INTO t VALUES (1)")
+            try second.commit()
+        }
+        #expect(try first.int64(sql: "SELECT count(*) FROM t") == 1)
+    }
+
     /// Checks that the busy timeout lets a writer wait for another connection's commit.
     @Test func busy_timeoutWaitsForOtherCommit() throws {
         let directory = try TemporaryDirectory()

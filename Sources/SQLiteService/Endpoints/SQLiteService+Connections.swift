@@ -29,22 +29,24 @@ extension SQLiteService {
     ) throws(APIError) -> T? {
         do {
             let result = try pool.tryRead(isolation: isolation) { db throws(APIError) -> T? in
-                let busyTimeout = db.busyTimeout
-                db.busyTimeout = .zero
-                defer { db.busyTimeout = busyTimeout }
-                let before = db.statementCacheStatistics
-                let record = {
-                    let after = db.statementCacheStatistics
-                    metrics?.recordStatementCache(hits: after.hits - before.hits, misses: after.misses - before.misses)
-                }
-                do throws(APIError) {
-                    guard let result = try body(db) else { return nil }
-                    record()
-                    return result
-                } catch {
-                    // A server-side failure is given up too (the caller lets handle() answer it).
-                    if error.status < 500 { record() }
-                    throw error
+                try db.withoutBusyWait { () throws(APIError) -> T? in
+                    let before = db.statementCacheStatistics
+                    let record = {
+                        let after = db.statementCacheStatistics
+                        metrics?.recordStatementCache(
+                            hits: after.hits - before.hits,
+                            misses: after.misses - before.misses
+                        )
+                    }
+                    do throws(APIError) {
+                        guard let result = try body(db) else { return nil }
+                        record()
+                        return result
+                    } catch {
+                        // A server-side failure is given up too (the caller lets handle() answer it).
+                        if error.status < 500 { record() }
+                        throw error
+                    }
                 }
             }
             return result ?? nil
