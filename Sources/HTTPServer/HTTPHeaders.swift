@@ -104,9 +104,6 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     }
 
     static func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
-        // Most names arrive spelled as the server spells them (`Host`, `Content-Length`): equal strings compare at
-        // once (small strings by their bits), before the byte-by-byte comparison that ignores case.
-        if lhs == rhs { return true }
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }
