@@ -52,3 +52,11 @@ enum ASCII {
         return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 }
+
+extension String {
+    /// Whether both strings hold the same UTF-8 bytes. `==` compares by canonical equivalence (U+212A KELVIN SIGN
+    /// equals `K`), so a remembered check of one string must not be reused for another that is merely equal.
+    func hasSameBytes(as other: String) -> Bool {
+        utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8)
+    }
+}

@@ -1,6 +1,6 @@
 /// Response fields from handlers found valid lately, per connection: a handler sends the same few fields
-/// (`Content-Type: application/json`) with every response, so checking one again is a string comparison (equal
-/// strings that share storage compare at once) instead of a pass over its bytes.
+/// (`Content-Type: application/json`) with every response, so checking one again is a comparison of bytes instead of
+/// a pass that classifies each byte.
 struct CheckedFields {
     private var entries: [(name: String, value: String, hasUpperCase: Bool)] = []
     private var next = 0
@@ -10,7 +10,9 @@ struct CheckedFields {
     /// Nil when `name` is not a token or `value` has a byte a field value may not carry (CR, LF, NUL: response
     /// splitting); else whether `name` has upper-case letters.
     mutating func check(name: String, value: String) -> Bool? {
-        if let known = entries.first(where: { $0.name == name && $0.value == value }) { return known.hasUpperCase }
+        if let known = entries.first(where: { $0.name.hasSameBytes(as: name) && $0.value.hasSameBytes(as: value) }) {
+            return known.hasUpperCase
+        }
         guard let hasUpperCase = Self.validate(name: name, value: value) else { return nil }
         if entries.count < Self.capacity {
             entries.append((name, value, hasUpperCase))

@@ -434,7 +434,7 @@ struct RequestParser {
 
     private mutating func finishHead() throws(Rejection) -> Action? {
         // Decoded now so that a bad escape is refused before any body is read.
-        if let known = decodedTarget, known.target == target {
+        if let known = decodedTarget, known.target.hasSameBytes(as: target) {
             rawPath = known.rawPath
             path = known.path
             query = known.query
@@ -469,7 +469,7 @@ struct RequestParser {
             guard HostSyntax.isValid(authority.utf8, allowingEmpty: false) else {
                 throw .badRequest("invalid authority in the request target")
             }
-        } else if let host = framing.hosts.first, host != validHost {
+        } else if let host = framing.hosts.first, !(validHost?.hasSameBytes(as: host) ?? false) {
             guard HostSyntax.isValid(host.utf8, allowingEmpty: true) else {
                 throw .badRequest("invalid Host header field")
             }

@@ -153,5 +153,16 @@ import Testing
         #expect(throws: RequestParser.Rejection.self) { try request("query", "a.example") }
         #expect(throws: RequestParser.Rejection.self) { try request("*", "a.example") }
         #expect(try request("/query", "b.example:8080").headers["host"] == "b.example:8080")
+        // Remembered checks compare bytes: strings Swift calls equal (U+212A KELVIN SIGN == "K") are checked again.
+        _ = try request("/K", "K.example")
+        #expect(throws: RequestParser.Rejection.self) { try request("/K", "\u{212A}.example") }
+        #expect(throws: RequestParser.Rejection.self) { try request("/\u{212A}", "K.example") }
+    }
+
+    @Test func checkedFields_rememberOnlyTheSameBytes() {
+        var checked = CheckedFields()
+        #expect(checked.check(name: "X-K", value: "1") == true)
+        #expect(checked.check(name: "X-K", value: "1") == true)
+        #expect(checked.check(name: "X-\u{212A}", value: "1") == nil)
     }
 }

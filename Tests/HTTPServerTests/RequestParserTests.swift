@@ -220,6 +220,11 @@ let parserCases: [ParserCase] = [
         ]
     ),
     ParserCase(
+        "a remembered valid Host does not vouch for a canonically equal one (U+212A KELVIN SIGN)",
+        "GET /q HTTP/1.1\r\nHost: K\r\n\r\nGET /q HTTP/1.1\r\nHost: \u{212A}\r\n\r\n",
+        [ok("GET", "/q"), .reject(400)]
+    ),
+    ParserCase(
         "a repeated request, then an invalid Host",
         "GET /q HTTP/1.1\r\n\(host)\r\nGET /q HTTP/1.1\r\n\(host)\r\nGET /q HTTP/1.1\r\nHost: a b\r\n\r\n",
         [ok("GET", "/q"), ok("GET", "/q"), .reject(400)]

@@ -37,7 +37,7 @@ extension HTTPRequest {
             throw .badRequest("missing :path (CONNECT is not served)")
         }
         if target.utf8.count > limits.maxTargetLength { throw .uriTooLong(limit: limits.maxTargetLength) }
-        if let authority = head.authority, authority != memo.validAuthority {
+        if let authority = head.authority, !(memo.validAuthority?.hasSameBytes(as: authority) ?? false) {
             guard HostSyntax.isValid(authority.utf8, allowingEmpty: false) else {
                 throw .badRequest("invalid :authority")
             }
@@ -48,7 +48,7 @@ extension HTTPRequest {
         }
         var request = HTTPRequest(method: method, target: "/", version: .http2, remoteAddress: remoteAddress)
         request.target = target
-        if let known = memo.target, known.target == target {
+        if let known = memo.target, known.target.hasSameBytes(as: target) {
             request.rawPath = known.rawPath
             request.path = known.path
             request.query = known.query
