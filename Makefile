@@ -11,11 +11,12 @@ release:
 
 # The real dqlite nodes (DqliteNodeTests, DqliteClusterTests) run in a process of their own: their threads open
 # and close descriptors (libuv's epoll, Raft's files and sockets) while the HTTP server's tests count the
-# process's descriptors.
+# process's descriptors. LogSinkTests run there too: their pipe test, which needs a pipe nobody else reads or holds,
+# failed three times in the main process among the suites that spawn daemons and clients (cause not proven).
 test:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip 'DqliteNodeTests|DqliteClusterTests'
-	$(SWIFT) test --skip-build --filter 'DqliteNodeTests|DqliteClusterTests'
+	$(SWIFT) test --skip-build --skip 'DqliteNodeTests|DqliteClusterTests|LogSinkTests'
+	$(SWIFT) test --skip-build --filter 'DqliteNodeTests|DqliteClusterTests|LogSinkTests'
 
 # swift-format with the repository's .swift-format (NIO's style), as CI checks it.
 FORMATTED = Sources Tests Benchmarks/Sources Fuzz/HTTPParserFuzz/Sources Fuzz/HTTP2Fuzz/Sources Fuzz/JSONRequestFuzz/Sources
