@@ -56,7 +56,7 @@ extension Connection {
         let keepAlive = keepAlive && !shuttingDown && !server.isShuttingDown.load(ordering: .relaxed)
         let hasContent = !response.status.forbidsContent
         // Head and body leave in one send; the head is written straight into the output.
-        if pendingOutput == 0 { lastWriteProgressAt = .now() }
+        if pendingOutput == 0 { lastWriteProgressAt = loop.now }
         ResponseHead.write(
             status: response.status,
             headers: response.headers,
@@ -97,7 +97,7 @@ extension Connection {
 
     private func finishResponse(keepAlive: Bool) {
         inFlight = false
-        idleSince = .now()
+        idleSince = loop.now
         if !keepAlive {
             closeWhenFlushed()
         }
@@ -199,7 +199,7 @@ extension Connection {
     /// Queues `bytes` without sending yet.
     func append(_ bytes: [UInt8]) {
         guard !closed, !bytes.isEmpty else { return }
-        if pendingOutput == 0 { lastWriteProgressAt = .now() }
+        if pendingOutput == 0 { lastWriteProgressAt = loop.now }
         output.append(contentsOf: bytes)
         maxObservedPendingOutput = max(maxObservedPendingOutput, pendingOutput)
     }
@@ -225,7 +225,7 @@ extension Connection {
             }
             guard case .done(let count) = result else { break }
             outputOffset += count
-            lastWriteProgressAt = .now()
+            lastWriteProgressAt = loop.now
         }
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)

@@ -229,7 +229,7 @@ final class Connection: @unchecked Sendable {
             processInput()
         case .done:
             guard !lingering else { return }
-            lastReadAt = .now()
+            lastReadAt = loop.now
             processInput()
         }
     }
@@ -312,7 +312,7 @@ final class Connection: @unchecked Sendable {
             updateHTTP2Timer(http2)
             return
         }
-        let now = DispatchTime.now()
+        let now = loop.now
         var purpose = TimerPurpose.none
         var deadline = DispatchTime.distantFuture
         if pendingOutput > 0 {

@@ -29,6 +29,8 @@ final class EventLoop: @unchecked Sendable {
     private(set) var limits: HTTPLimits
     /// Called once the epoll descriptor is closed (set by `stop`).
     private var onClosed: (@Sendable () -> Void)?
+    /// When the readiness event being served was taken, while `drain` serves it; nil otherwise.
+    @exclusivity(unchecked) private var eventTime: DispatchTime?
     /// Ready events taken per `epoll_wait`.
     private static let batchSize: Int32 = 128
 
@@ -116,10 +118,22 @@ final class EventLoop: @unchecked Sendable {
                 let event = events[index]
                 // A connection closed earlier in this batch has left the table: its event is stale.
                 if let connection = connections[event.token] {
+                    eventTime = .now()
                     connection.handleEvents(event.events)
                 }
             }
+            eventTime = nil
         }
+    }
+
+    /// The time for a connection's deadlines and progress stamps: while an event is served, when it was taken
+    /// (one clock read per event instead of one per stamp, five per request); otherwise now.
+    ///
+    /// An event's stamps are thus early by at most the time the event took to serve (a query the loop ran itself
+    /// is held to a few milliseconds), which makes a deadline counted from them that much earlier: negligible
+    /// against timeouts of seconds.
+    var now: DispatchTime {
+        eventTime ?? .now()
     }
 
     private func tick() {

@@ -25,11 +25,6 @@ enum HTTPDate {
         current().text
     }
 
-    /// Appends the current time's bytes (as `now()`), copied from the thread's cache without a string.
-    static func appendNow(to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: current().bytes)
-    }
-
     /// Calls `body` with the current time's bytes (as `now()`), from the thread's cache.
     static func withCurrentBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         current().bytes.withUnsafeBufferPointer(body)

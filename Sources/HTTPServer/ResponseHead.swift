@@ -44,7 +44,11 @@ enum ResponseHead {
         return head
     }
 
-    /// Appends the response head to `head` (a connection's output: no array of its own, no copy).
+    /// Appends the response head to `head` (a connection's output: no array of its own).
+    ///
+    /// The head is formed in a stack buffer and appended in one copy: some fifteen pieces appended to the array
+    /// one by one cost more than the copy (each append checks the array's uniqueness and capacity). A head too
+    /// large for the buffer is appended piece by piece.
     static func write(
         status: HTTPStatus,
         headers: HTTPHeaders,
@@ -55,13 +59,53 @@ enum ResponseHead {
         checked: inout CheckedFields,
         into head: inout [UInt8]
     ) {
+        let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer in
+            var fixed = FixedByteBuffer(buffer)
+            write(
+                status: status,
+                headers: headers,
+                framing: framing,
+                keepAlive: keepAlive,
+                version: version,
+                serverHeader: serverHeader,
+                checked: &checked,
+                to: &fixed
+            )
+            guard !fixed.overflowed else { return false }
+            head.append(contentsOf: fixed.written)
+            return true
+        }
+        if !written {
+            write(
+                status: status,
+                headers: headers,
+                framing: framing,
+                keepAlive: keepAlive,
+                version: version,
+                serverHeader: serverHeader,
+                checked: &checked,
+                to: &head
+            )
+        }
+    }
+
+    private static func write<Output: ByteOutput>(
+        status: HTTPStatus,
+        headers: HTTPHeaders,
+        framing: Framing,
+        keepAlive: Bool,
+        version: HTTPVersion,
+        serverHeader: String?,
+        checked: inout CheckedFields,
+        to head: inout Output
+    ) {
         // Built as bytes, not by String concatenation: this runs once per response.
         head.appendLiteral("HTTP/1.1 ")
-        appendDecimal(status.code, to: &head)
-        head.append(ASCII.space)
+        head.appendDecimal(status.code)
+        head.appendLiteral(" ")
         head.appendUTF8(sanitizedReason(status.reasonPhrase))
         head.appendLiteral("\r\nDate: ")
-        HTTPDate.appendNow(to: &head)
+        HTTPDate.withCurrentBytes { head.appendBytes($0) }
         head.appendLiteral("\r\n")
         if let serverHeader {
             appendField("Server", serverHeader, to: &head)
@@ -77,7 +121,7 @@ enum ResponseHead {
         case .none: break
         case .contentLength(let length):
             head.appendLiteral("Content-Length: ")
-            appendDecimal(length, to: &head)
+            head.appendDecimal(length)
             head.appendLiteral("\r\n")
         case .chunked: head.appendLiteral("Transfer-Encoding: chunked\r\n")
         case .closeDelimited: break
@@ -90,16 +134,11 @@ enum ResponseHead {
         head.appendLiteral("\r\n")
     }
 
-    private static func appendField(_ name: String, _ value: String, to head: inout [UInt8]) {
+    private static func appendField(_ name: String, _ value: String, to head: inout some ByteOutput) {
         head.appendUTF8(name)
         head.appendLiteral(": ")
         head.appendUTF8(value)
         head.appendLiteral("\r\n")
-    }
-
-    /// Appends an integer in decimal.
-    static func appendDecimal(_ value: Int, to head: inout [UInt8]) {
-        head.appendDecimal(value)
     }
 
     /// Whether `name` is one of `serverOwnedFields`; the length rules out most names before any comparison.
@@ -132,11 +171,21 @@ enum ResponseHead {
     static let lastChunk = Array("0\r\n\r\n".utf8)
 }
 
-extension [UInt8] {
+/// Where response heads and their pieces are written: a byte array, or a fixed buffer on the stack.
+protocol ByteOutput {
+    mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>)
+    mutating func appendByte(_ byte: UInt8)
+}
+
+extension ByteOutput {
     /// Appends a literal's bytes with one copy.
     @inline(__always)
     mutating func appendLiteral(_ literal: StaticString) {
-        append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        if literal.hasPointerRepresentation {
+            appendBytes(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        } else {
+            literal.withUTF8Buffer { appendBytes($0) }
+        }
     }
 
     /// Appends an integer in decimal, digit by digit (no string built).
@@ -149,7 +198,7 @@ extension [UInt8] {
         while divisor <= value / 10 { divisor *= 10 }
         var rest = value
         while divisor > 0 {
-            append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor))
+            appendByte(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor))
             rest %= divisor
             divisor /= 10
         }
@@ -159,6 +208,55 @@ extension [UInt8] {
     @inline(__always)
     mutating func appendUTF8(_ string: String) {
         var string = string
-        string.withUTF8 { append(contentsOf: $0) }
+        string.withUTF8 { appendBytes($0) }
+    }
+}
+
+extension [UInt8]: ByteOutput {
+    @inline(__always)
+    mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        append(contentsOf: bytes)
+    }
+
+    @inline(__always)
+    mutating func appendByte(_ byte: UInt8) {
+        append(byte)
+    }
+}
+
+/// Bytes written into a fixed buffer; what does not fit sets `overflowed` (and is not written).
+struct FixedByteBuffer: ByteOutput {
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private var count = 0
+    private(set) var overflowed = false
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    var written: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: buffer.baseAddress, count: count)
+    }
+
+    @inline(__always)
+    mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count <= buffer.count - count else {
+            overflowed = true
+            return
+        }
+        if let source = bytes.baseAddress {
+            (buffer.baseAddress! + count).update(from: source, count: bytes.count)
+        }
+        count += bytes.count
+    }
+
+    @inline(__always)
+    mutating func appendByte(_ byte: UInt8) {
+        guard count < buffer.count else {
+            overflowed = true
+            return
+        }
+        buffer[count] = byte
+        count += 1
     }
 }

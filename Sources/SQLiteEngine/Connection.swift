@@ -10,10 +10,11 @@ final class Connection {
     var handle: OpaquePointer?
     /// Rows changed by the last statement that finished (0 for read-only statements and DDL).
     var lastChanges = 0
-    /// The deadline of the innermost ``Database/withDeadline(_:_:)``, if any.
-    var deadline: ContinuousClock.Instant?
+    /// The deadline of the innermost ``Database/withDeadline(_:_:)``, if any. (Unchecked exclusivity, as
+    /// `Database.connection`: read and set whole, by the one thread using the connection.)
+    @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
     /// Set by the progress handler once `deadline` has passed, to tell a timeout from an interrupt.
-    var deadlineExpired = false
+    @exclusivity(unchecked) var deadlineExpired = false
     /// The statements the engine prepared and has not finalized yet; ``Database/close()`` finalizes these, and only
     /// these: a virtual table module (R*Tree, FTS5) keeps statements of its own on the connection and finalizes them
     /// itself while the connection closes (finalizing them first made that close hang on a freed mutex).

@@ -13,9 +13,12 @@ public final class Database {
     public let path: String
     public let configuration: Configuration
 
+    // A Database is used by one thread at a time and these two are never accessed while a mutation of them is in
+    // progress (no callback reaches them), so the runtime's dynamic exclusivity check of every access (about 80
+    // instructions, several per request) is dropped for them.
     /// The open connection, or `nil` when closed.
-    var connection: Connection?
-    var statementCache: StatementCache
+    @exclusivity(unchecked) var connection: Connection?
+    @exclusivity(unchecked) var statementCache: StatementCache
     var savepointDepth = 0
     var authorizer: AuthorizerBox?
     /// The record tables looked up so far, valid for one schema version (``recordTable(named:)``).

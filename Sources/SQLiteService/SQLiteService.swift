@@ -15,8 +15,10 @@ public final class SQLiteService: HTTPHandler {
     /// Where statements run.
     let storage: StorageBackend
     let logger: Logger
-    /// `logger`'s handler when it writes request log lines itself (the daemon's does), looked up once.
-    let requestLogHandler: (any RequestLogHandler)?
+    /// Writes a request log line through `logger`'s handler when that handler writes them itself (the daemon's
+    /// does), looked up once. A closure rather than the handler: calling it borrows the handler it holds, where
+    /// unwrapping an optional existential copied the whole handler for every request.
+    let logRequestLine: (@Sendable (RequestLogEntry, Logger.Level) -> Void)?
     /// Limits, options, tokens and availability, read once per request (see ``settings``).
     private let currentSettings: ReadWriteLock<ServiceSettings>
     /// Held while a `POST /backup` runs, so that backups run one at a time.
@@ -56,7 +58,11 @@ public final class SQLiteService: HTTPHandler {
         self.storage = storage
         self.version = version
         self.logger = logger
-        self.requestLogHandler = logger.handler as? any RequestLogHandler
+        if let handler = logger.handler as? any RequestLogHandler {
+            self.logRequestLine = { entry, level in handler.logRequest(entry, level: level) }
+        } else {
+            self.logRequestLine = nil
+        }
         self.currentSettings = ReadWriteLock(
             ServiceSettings(limits: limits, options: options, tokens: nil, isAvailable: false)
         )
@@ -261,11 +267,14 @@ public final class SQLiteService: HTTPHandler {
         _ body: [UInt8],
         headers: [(name: String, value: String)] = []
     ) -> HTTPResponse {
-        var response = HTTPResponse(status: HTTPStatus(code: status), body: .bytes(body))
-        response.headers.set(name: "Content-Type", value: "application/json; charset=utf-8")
+        var response = HTTPResponse(status: HTTPStatus(code: status), headers: jsonHeaders, body: .bytes(body))
         for (name, value) in headers { response.headers.add(name: name, value: value) }
         return response
     }
+
+    /// The fields of every JSON response, made once: each response shares them (copy on write) instead of
+    /// allocating its own.
+    private static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
 
     static func errorResponse(_ error: APIError) -> HTTPResponse {
         var writer = JSONWriter()

@@ -37,4 +37,12 @@ import Testing
             #expect(error.code == "UNSUPPORTED_MEDIA_TYPE")
         }
     }
+
+    /// A value Swift's `==` calls equal to `application/json; charset=utf-8` (U+037E GREEK QUESTION MARK is
+    /// canonically equivalent to `;`) is not taken as it: the bytes differ, and the media type parser refuses it.
+    @Test func check_lookalikeOfTheCommonValueIsRefused() {
+        let lookalike = "application/json\u{037E} charset=utf-8"
+        #expect(lookalike == "application/json; charset=utf-8")
+        #expect(!JSONContentType.isAcceptable(lookalike))
+    }
 }

@@ -53,7 +53,7 @@ extension Connection {
 
     private func startHTTP2(session: HTTP2Session, initialBytes: UnsafeRawBufferPointer) {
         http2 = session
-        idleSince = .now()
+        idleSince = loop.now
         logger.trace("serving HTTP/2")
         receiveHTTP2(initialBytes, session: session)
     }
@@ -90,7 +90,7 @@ extension Connection {
     // MARK: - Receiving
 
     private func receiveHTTP2(_ bytes: UnsafeRawBufferPointer, session: HTTP2Session) {
-        lastReadAt = .now()
+        lastReadAt = loop.now
         do {
             try session.receive(bytes)
         } catch {
@@ -259,7 +259,7 @@ extension Connection {
             close()
             return
         }
-        if !session.hasActiveStreams { idleSince = .now() }
+        if !session.hasActiveStreams { idleSince = loop.now }
         if !collectingHTTP2Output { processInput() }
     }
 
@@ -284,7 +284,7 @@ extension Connection {
     private func sendHTTP2Output(_ session: HTTP2Session) {
         while !closed && pendingOutput <= limits.maxPendingOutput {
             let before = output.count
-            if pendingOutput == 0 { lastWriteProgressAt = .now() }
+            if pendingOutput == 0 { lastWriteProgressAt = loop.now }
             do {
                 // Straight into the connection's output: the bound is on the unsent bytes, as `append` counts them.
                 try session.takeOutput(into: &output, upTo: outputOffset + limits.maxPendingOutput + 1)

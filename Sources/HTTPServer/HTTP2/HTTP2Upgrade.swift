@@ -10,7 +10,8 @@ enum HTTP2Upgrade {
     /// `Connection` listing `Upgrade` and `HTTP2-Settings`, and exactly one `HTTP2-Settings` field in base64url.
     /// Nil otherwise: the request is then served as HTTP/1.1, as RFC 7540 §3.2.1 requires.
     static func settingsPayload(of request: HTTPRequest) -> [UInt8]? {
-        guard request.version == .http1_1 else { return nil }
+        // Most requests have no Upgrade field: ruled out before any list is gathered.
+        guard request.version == .http1_1, request.headers.contains("Upgrade") else { return nil }
         let headers = request.headers
         guard HTTPHeaders.listTokens(of: headers.values(for: "Upgrade")).contains("h2c") else { return nil }
         let connection = HTTPHeaders.listTokens(of: headers.values(for: "Connection"))

@@ -111,7 +111,7 @@ extension SQLiteService {
     ) throws(APIError) -> HTTPResponse? {
         var (request, context) = try Self.decodeQuery(body, limits: limits)
         let requestDeadline = context.deadline
-        let budgetDeadline = min(requestDeadline, .now + Self.eventLoopBudget)
+        let budgetDeadline = min(requestDeadline, context.created + Self.eventLoopBudget)
         let output: [UInt8]? = try tryOnReader(metrics: metrics, isolation: Self.isolation(of: request)) {
             db throws(APIError) -> [UInt8]? in
             var writer = JSONWriter()

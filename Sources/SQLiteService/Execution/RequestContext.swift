@@ -8,6 +8,9 @@ struct RequestContext {
     var remainingRows: Int
     /// When the request's statements must have finished.
     var deadline: ContinuousClock.Instant
+    /// When the context was made (the time `deadline` counts from), for deadlines of its own that callers derive
+    /// without reading the clock again.
+    let created: ContinuousClock.Instant
     /// Whether `SAVEPOINT`, `RELEASE` and `ROLLBACK TO` are allowed (only inside `/transaction`).
     var allowsSavepoints: Bool
     /// Whether statements must be read-only (`/query`).
@@ -25,7 +28,8 @@ struct RequestContext {
         } else {
             timeout = limits.statementTimeout
         }
-        self.deadline = .now + timeout
+        created = .now
+        deadline = created + timeout
         self.allowsSavepoints = allowsSavepoints
         self.requiresReadOnly = requiresReadOnly
         self.maxResponseBytes = limits.maxResponseBytes

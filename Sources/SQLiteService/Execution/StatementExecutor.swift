@@ -17,23 +17,46 @@ struct StatementExecutor {
         try context.checkDeadline()
         let statement = try prepare(request.sql, context: context)
         defer { statement.reset() }
-        var result = JSONWriter()
-        switch request.parameters {
+        guard out.bytes.isEmpty else {
+            // After other output (a script's earlier results), in a buffer of its own: a failure leaves `out` as it
+            // was, and the response size limit counts this statement's result alone.
+            var result = JSONWriter()
+            try execute(statement, request.parameters, context: &context, into: &result)
+            out.writeRaw(result.bytes)
+            return
+        }
+        // The statement is the whole document (POST /query, /update): written in place, without a second buffer
+        // and a copy; a failure empties `out` again.
+        do throws(APIError) {
+            try execute(statement, request.parameters, context: &context, into: &out)
+        } catch {
+            out.removeAll()
+            throw error
+        }
+    }
+
+    /// Binds `parameters` (a set of them, or each of several sets) and runs `statement`.
+    private func execute(
+        _ statement: Statement,
+        _ parameters: StatementRequest.Parameters,
+        context: inout RequestContext,
+        into out: inout JSONWriter
+    ) throws(APIError) {
+        switch parameters {
         case .none:
-            try execute(statement, arguments: .positional([]), context: &context, into: &result)
+            try execute(statement, arguments: .positional([]), context: &context, into: &out)
         case .positional(let values):
             try execute(
                 statement,
                 arguments: .positional(values.map(\.databaseValue)),
                 context: &context,
-                into: &result
+                into: &out
             )
         case .named(let pairs):
-            try execute(statement, arguments: try Self.namedArguments(pairs), context: &context, into: &result)
+            try execute(statement, arguments: try Self.namedArguments(pairs), context: &context, into: &out)
         case .batch(let sets):
-            try executeBatch(statement, sets: sets, context: &context, into: &result)
+            try executeBatch(statement, sets: sets, context: &context, into: &out)
         }
-        out.writeRaw(result.bytes)
     }
 
     /// Runs one statement of a `/batch` script (already prepared by the

@@ -38,6 +38,12 @@ public struct JSONWriter: Sendable {
         return bytes
     }
 
+    /// Empties the writer, keeping its buffer.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        needsComma = false
+    }
+
     @inline(__always)
     private mutating func beginValue() {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
@@ -160,15 +166,18 @@ public struct JSONWriter: Sendable {
             return
         }
         beginValue()
-        // Swift's description is the shortest round-trip form (SwiftDtoa), and is never locale-dependent.
-        var text = value.description
-        text.withUTF8 { digits in
-            bytes.append(contentsOf: digits)
-            let isIntegral = !digits.contains {
-                $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
-            }
-            if isIntegral { append(".0") }
+        // Swift's text for a Double (its `description`) is the shortest round-trip form (SwiftDtoa), and is never
+        // locale-dependent. Written through `write(to:)` into the output itself rather than as a String: no
+        // allocation per value.
+        let start = bytes.count
+        var output = ByteOutputStream(bytes: [])
+        swap(&output.bytes, &bytes)
+        value.write(to: &output)
+        swap(&output.bytes, &bytes)
+        let isIntegral = !bytes[start...].contains {
+            $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E")
         }
+        if isIntegral { append(".0") }
     }
 
     /// Writes a string, escaping `"`, `\` and control characters.
@@ -288,5 +297,22 @@ extension JSONWriter {
         }
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<count]))
         bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+/// A text output stream onto a byte array, for the standard library's number formatting.
+///
+/// `_writeASCII(_:)` is the standard library's own hook for the ASCII text of numbers (`Double.write(to:)` hands
+/// over its digits through it); taking them here appends the bytes without making a String first. Any other text
+/// comes through `write(_:)`.
+struct ByteOutputStream: TextOutputStream {
+    var bytes: [UInt8]
+
+    mutating func write(_ string: String) {
+        bytes.append(contentsOf: string.utf8)
+    }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: buffer)
     }
 }

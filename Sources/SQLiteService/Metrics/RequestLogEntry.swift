@@ -9,7 +9,8 @@ public struct RequestLogEntry: Sendable {
     /// The request's path without its query string, printable (see ``SQLiteService/printable(_:)``).
     public let path: String
     public let status: Int
-    public let duration: Duration
+    /// The duration in whole microseconds (the line shows milliseconds with three decimals).
+    public let microseconds: Int64
     /// The response body's length; nil for a streamed body.
     public let bytes: Int?
     /// The configured name of the token that was used, never the token.
@@ -26,10 +27,32 @@ public struct RequestLogEntry: Sendable {
         tokenName: String?,
         protocolName: String = "http/1.1"
     ) {
+        self.init(
+            method: method,
+            path: path,
+            status: status,
+            nanoseconds: duration.clampedNanoseconds,
+            bytes: bytes,
+            tokenName: tokenName,
+            protocolName: protocolName
+        )
+    }
+
+    /// An entry whose duration is `nanoseconds` (the caller has it already: `Duration.components` divides 128-bit
+    /// integers, which is not free once per request, let alone twice).
+    public init(
+        method: String,
+        path: String,
+        status: Int,
+        nanoseconds: Int64,
+        bytes: Int?,
+        tokenName: String?,
+        protocolName: String
+    ) {
         self.method = method
         self.path = path
         self.status = status
-        self.duration = duration
+        self.microseconds = nanoseconds / 1000
         self.bytes = bytes
         self.tokenName = tokenName
         self.protocolName = protocolName
@@ -46,12 +69,6 @@ public struct RequestLogEntry: Sendable {
 
     /// The line's message.
     public static let message: Logger.Message = "request"
-
-    /// The duration in whole microseconds (the line shows milliseconds with three decimals).
-    public var microseconds: Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-    }
 
     /// The fields as swift-log metadata, for log handlers without a request log path of their own.
     public var metadata: Logger.Metadata {
@@ -76,4 +93,15 @@ public struct RequestLogEntry: Sendable {
 public protocol RequestLogHandler: LogHandler {
     /// Writes `entry`'s line at `level` (the caller has checked `logLevel`).
     func logRequest(_ entry: RequestLogEntry, level: Logger.Level)
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, clamped to `Int64` (about 292 years).
+    public var clampedNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (sum, sumOverflow) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return sumOverflow ? (scaled < 0 ? .min : .max) : sum
+    }
 }

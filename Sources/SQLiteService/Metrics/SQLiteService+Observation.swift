@@ -51,12 +51,13 @@ extension SQLiteService {
         case .bytes(let body): bytes = body.count
         case .stream: bytes = nil
         }
+        let nanoseconds = duration.clampedNanoseconds
         if let metrics = options.metrics {
             metrics.recordRequest(
                 endpoint: endpoint,
                 status: status,
                 http2: request.version == .http2,
-                duration: duration
+                nanoseconds: nanoseconds
             )
             if let code = errorCode ?? Self.errorCode(in: response) {
                 metrics.recordFailure(code: code)
@@ -69,13 +70,13 @@ extension SQLiteService {
             // A Tables path carries a key (a value) and a table name: the log names the endpoint instead.
             path: endpoint.isTables ? endpoint.label : Self.printable(request.path),
             status: status,
-            duration: duration,
+            nanoseconds: nanoseconds,
             bytes: bytes,
             tokenName: tokenName,
             protocolName: RequestLogEntry.protocolName(of: request.version)
         )
-        if let requestLogHandler {
-            requestLogHandler.logRequest(entry, level: level)
+        if let logRequestLine {
+            logRequestLine(entry, level)
         } else {
             logger.log(level: level, RequestLogEntry.message, metadata: entry.metadata)
         }

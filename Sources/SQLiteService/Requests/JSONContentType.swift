@@ -1,3 +1,5 @@
+import Glibc
+
 /// The `Content-Type` check for request bodies.
 ///
 /// Accepted: no `Content-Type` at all, or the media type `application/json` (type and subtype compared
@@ -17,10 +19,21 @@ public enum JSONContentType {
     /// Whether a request's `Content-Type` field value (`nil` when absent) declares a UTF-8 JSON body.
     public static func isAcceptable(_ fieldValue: String?) -> Bool {
         guard let fieldValue else { return true }
-        // What nearly every client sends, recognized without parsing.
-        if fieldValue == "application/json" || fieldValue == "application/json; charset=utf-8" { return true }
+        // What nearly every client sends, recognized without parsing: byte for byte (String == is canonical
+        // equivalence, under which U+037E GREEK QUESTION MARK equals `;`).
+        if hasBytes(fieldValue, "application/json") || hasBytes(fieldValue, "application/json; charset=utf-8") {
+            return true
+        }
         var parser = MediaTypeParser(Array(fieldValue.utf8))
         return parser.acceptsJSON()
+    }
+
+    /// Whether `value`'s UTF-8 is exactly `literal`'s bytes.
+    private static func hasBytes(_ value: String, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard value.utf8.count == count else { return false }
+        return value.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, literal.utf8Start, count) == 0 }
+            ?? value.utf8.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
     }
 }
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The endpoint a request path names, classified once per request from the path's bytes.
 ///
 /// Routing, the metrics label and the request log all ask which endpoint a request went to; comparing the path with
@@ -67,25 +69,32 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
 
     private static func classify(_ path: UnsafeBufferPointer<UInt8>) -> ServiceEndpoint {
         switch path.count {
-        case 6 where path.starts(with: "/query".utf8): return .query
-        case 6 where path.starts(with: "/batch".utf8): return .batch
-        case 7 where path.starts(with: "/update".utf8): return .update
-        case 7 where path.starts(with: "/health".utf8): return .health
-        case 7 where path.starts(with: "/schema".utf8): return .schema
-        case 7 where path.starts(with: "/backup".utf8): return .backup
-        case 7 where path.starts(with: "/tables".utf8): return .tables
-        case 8 where path.starts(with: "/metrics".utf8): return .metrics
-        case 8 where path.starts(with: "/cluster".utf8): return .cluster
-        case 12 where path.starts(with: "/transaction".utf8): return .transaction
-        case 13 where path.starts(with: "/admin/vacuum".utf8): return .adminVacuum
-        case 15 where path.starts(with: "/admin/optimize".utf8): return .adminOptimize
-        case 17 where path.starts(with: "/admin/checkpoint".utf8): return .adminCheckpoint
+        case 6 where matches(path, "/query"): return .query
+        case 6 where matches(path, "/batch"): return .batch
+        case 7 where matches(path, "/update"): return .update
+        case 7 where matches(path, "/health"): return .health
+        case 7 where matches(path, "/schema"): return .schema
+        case 7 where matches(path, "/backup"): return .backup
+        case 7 where matches(path, "/tables"): return .tables
+        case 8 where matches(path, "/metrics"): return .metrics
+        case 8 where matches(path, "/cluster"): return .cluster
+        case 12 where matches(path, "/transaction"): return .transaction
+        case 13 where matches(path, "/admin/vacuum"): return .adminVacuum
+        case 15 where matches(path, "/admin/optimize"): return .adminOptimize
+        case 17 where matches(path, "/admin/checkpoint"): return .adminCheckpoint
         default: break
         }
-        if path.starts(with: "/tables/".utf8) {
+        if matches(path, "/tables/") {
             return tablesEndpoint(path[8...])
         }
-        return path.starts(with: "/schema/".utf8) ? .schemaTable : .other
+        return matches(path, "/schema/") ? .schemaTable : .other
+    }
+
+    /// Whether `path` starts with `literal` (one `memcmp`: the generic `starts(with:)` walks two iterators).
+    private static func matches(_ path: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard path.count >= count, let base = path.baseAddress else { return count == 0 }
+        return memcmp(base, literal.utf8Start, count) == 0
     }
 
     /// The endpoint of what follows `/tables/`: `{table}/rows`, `{table}/count` or `{table}/rows/{key}`.

@@ -12,15 +12,16 @@ extension DaemonLogHandler: RequestLogHandler {
     func logRequest(_ entry: RequestLogEntry, level: Logger.Level) {
         let written: Bool
         if format == .text, metadata.isEmpty, metadataProvider == nil, let sink {
-            written = withUnsafeTemporaryAllocation(byteCount: 1024, alignment: 1) { buffer in
+            written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer in
                 var line = LineBuffer(buffer)
-                guard line.append(level.rawValue), line.append(" "), line.append(label),
-                    line.append(": request bytes="), line.appendDecimal(entry.bytes), line.append(" duration_ms="),
+                guard line.append(Self.name(of: level)),
+                    requestLinePrefix.withUnsafeBufferPointer({ line.append($0) }),
+                    line.appendDecimal(entry.bytes), line.append(" duration_ms="),
                     line.appendMilliseconds(entry.microseconds), line.append(" method="),
-                    line.appendBare(entry.method), line.append(" path="), line.appendBare(entry.path),
+                    line.append(entry.method, bare: true), line.append(" path="), line.append(entry.path, bare: true),
                     line.append(" protocol="), line.append(entry.protocolName), line.append(" status="),
                     line.appendDecimal(entry.status), line.append(" token="),
-                    line.appendBare(entry.tokenName ?? "-"), line.append("\n")
+                    line.append(entry.tokenName ?? "-", bare: true), line.append("\n")
                 else { return false }
                 sink.append(line.written)
                 return true
@@ -32,56 +33,76 @@ extension DaemonLogHandler: RequestLogHandler {
             write(level: level, message: RequestLogEntry.message, metadata: entry.metadata)
         }
     }
+
+    /// `level.rawValue` without making a String.
+    private static func name(of level: Logger.Level) -> StaticString {
+        switch level {
+        case .trace: "trace"
+        case .debug: "debug"
+        case .info: "info"
+        case .notice: "notice"
+        case .warning: "warning"
+        case .error: "error"
+        case .critical: "critical"
+        }
+    }
 }
 
 /// Bytes appended to a fixed buffer; every append reports false, appending nothing, when it would not fit or (for
 /// ``appendBare(_:)``) when the value needs quoting.
 private struct LineBuffer {
-    let buffer: UnsafeMutableRawBufferPointer
+    let buffer: UnsafeMutableBufferPointer<UInt8>
     var count = 0
 
-    init(_ buffer: UnsafeMutableRawBufferPointer) {
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
         self.buffer = buffer
     }
 
     var written: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+        UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)
     }
 
-    mutating func append(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Appends `bytes`; with `bare`, only when they are what ``DaemonLogHandler/text(_:)`` writes without quotes:
+    /// non-empty printable ASCII without a space or a quote (anything else is left to the general path).
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, bare: Bool = false) -> Bool {
         guard bytes.count <= buffer.count - count else { return false }
+        if bare {
+            guard !bytes.isEmpty else { return false }
+            for byte in bytes where byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") {
+                return false
+            }
+        }
         if let source = bytes.baseAddress {
-            (buffer.baseAddress! + count).copyMemory(from: source, byteCount: bytes.count)
+            (buffer.baseAddress! + count).update(from: source, count: bytes.count)
         }
         count += bytes.count
         return true
     }
 
+    @inline(__always)
     mutating func append(_ literal: StaticString) -> Bool {
-        literal.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
-    }
-
-    mutating func append(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
-    }
-
-    /// `text` as ``DaemonLogHandler/text(_:)`` writes it when it needs no quotes: non-empty printable ASCII without
-    /// a space or a quote. Anything else (which may need quotes) is left to the general path.
-    mutating func appendBare(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") })
-            else { return false }
-            return append(UnsafeRawBufferPointer(bytes))
+        guard literal.hasPointerRepresentation else {
+            return literal.withUTF8Buffer { append($0) }
         }
+        return append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// `text`'s UTF-8 (see ``append(_:bare:)-(UnsafeBufferPointer<UInt8>,_)``); read in place, without copying
+    /// the string (a native string's bytes are contiguous).
+    @inline(__always)
+    mutating func append(_ text: String, bare: Bool = false) -> Bool {
+        if let appended = text.utf8.withContiguousStorageIfAvailable({ append($0, bare: bare) }) {
+            return appended
+        }
+        return ContiguousArray(text.utf8).withUnsafeBufferPointer { append($0, bare: bare) }
     }
 
     /// A non-negative integer in decimal; nil as `-`.
     mutating func appendDecimal(_ value: Int?) -> Bool {
         guard let value else { return append("-") }
         guard value >= 0 else { return false }
-        return JSONWriter.withDecimalDigits(UInt64(value)) { append(UnsafeRawBufferPointer($0)) }
+        return JSONWriter.withDecimalDigits(UInt64(value)) { append($0) }
     }
 
     /// Microseconds as milliseconds with three decimals (`12.345`), as ``RequestLogEntry/metadata`` has them.

@@ -19,8 +19,13 @@ struct DaemonLogHandler: LogHandler {
     /// A level set on one logger only; otherwise the shared one applies.
     private var localLevel: Logger.Level?
 
+    /// `" label: request bytes="`, the request log line's constant part after the level (see
+    /// ``logRequest(_:level:)``).
+    let requestLinePrefix: [UInt8]
+
     init(label: String, format: DaemonConfiguration.LogFormat, levelControl: LogLevelControl, sink: LogSink? = nil) {
         self.label = label
+        self.requestLinePrefix = Array(" \(label): request bytes=".utf8)
         self.format = format
         self.levelControl = levelControl
         self.sink = sink

@@ -32,16 +32,17 @@ final class LogSink: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let wakeWriter = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private let progress = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    // Guarded by `mutex`.
-    private var buffer: [UInt8] = []
-    private var dropped = 0
-    private var appended = 0
-    private var written = 0
-    private var stopping = false
+    // Guarded by `mutex`, which already makes every access exclusive: `@exclusivity(unchecked)` drops the runtime's
+    // dynamic check of each access (two per request log line, about 80 instructions each).
+    @exclusivity(unchecked) private var buffer: [UInt8] = []
+    @exclusivity(unchecked) private var dropped = 0
+    @exclusivity(unchecked) private var appended = 0
+    @exclusivity(unchecked) private var written = 0
+    @exclusivity(unchecked) private var stopping = false
     /// The writer waits for an append with nothing buffered (the only time an append must wake it).
-    private var writerParked = false
+    @exclusivity(unchecked) private var writerParked = false
     /// A ``flush(timeout:)`` waits: write what is buffered without gathering more.
-    private var flushWanted = false
+    @exclusivity(unchecked) private var flushWanted = false
 
     /// Starts the writer thread.
     ///
