@@ -80,4 +80,18 @@ import Testing
         }
         #expect(taken > 1_000)
     }
+
+    /// The thread's last SQL text is given again only for the same bytes: texts of the same length, alternating,
+    /// and one past the kept size each read back as sent.
+    @Test func recentSQLText_reusedOnlyForTheSameBytes() {
+        let long = "SELECT " + String(repeating: "1 + ", count: RecentSQLText.maxBytes / 4) + "1"
+        let texts = [
+            "SELECT * FROM t WHERE id = ?", "SELECT * FROM t WHERE id = !", "SELECT * FROM t WHERE id = ?", "",
+            "SELECT * FROM t WHERE id = ?", long, long, "SELECT 1", "SELECT 2", "SELECT 2",
+        ]
+        for text in texts {
+            let body = #"{"sql": ""# + text + #""}"#
+            #expect(SimpleStatementBody.decode(Array(body.utf8))?.sql.utf8.elementsEqual(text.utf8) == true)
+        }
+    }
 }

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The common `/query` and `/update` body, read in one pass without building a JSON tree:
 /// `{"sql": "...", "params": [...]}` (either member first, `params` optional), the SQL and any text parameter
 /// printable ASCII without escapes, each parameter an integer of at most 18 digits, such a string, `true`,
@@ -32,18 +34,17 @@ enum SimpleStatementBody {
                     skipWhitespace()
                 }
                 first = false
-                guard let key = plainString() else { return nil }
+                guard let key = plainBytes() else { return nil }
                 skipWhitespace()
                 guard take(UInt8(ascii: ":")) else { return nil }
                 skipWhitespace()
-                switch key {
-                case "sql":
-                    guard sql == nil, let text = plainString() else { return nil }
-                    sql = text
-                case "params":
+                if Self.equals(key, "sql") {
+                    guard sql == nil, let text = plainBytes() else { return nil }
+                    sql = RecentSQLText.text(text)
+                } else if Self.equals(key, "params") {
                     guard params == nil, let values = positionalValues() else { return nil }
                     params = values
-                default:
+                } else {
                     return nil
                 }
             }
@@ -107,12 +108,17 @@ enum SimpleStatementBody {
 
         /// A string of printable ASCII without escapes.
         private mutating func plainString() -> String? {
+            plainBytes().map { String(decoding: $0, as: UTF8.self) }
+        }
+
+        /// The bytes between the quotes of a string of printable ASCII without escapes.
+        private mutating func plainBytes() -> UnsafeBufferPointer<UInt8>? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = index
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") {
-                    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                    let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
                     index += 1
                     return text
                 }
@@ -120,6 +126,12 @@ enum SimpleStatementBody {
                 index += 1
             }
             return nil
+        }
+
+        /// Whether `bytes` are exactly `literal`'s.
+        private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+            bytes.count == literal.utf8CodeUnitCount
+                && (bytes.isEmpty || memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0)
         }
 
         private mutating func word(_ literal: StaticString) -> Bool {

@@ -17,12 +17,21 @@ extension DaemonLogHandler: RequestLogHandler {
                 guard line.append(Self.name(of: level)),
                     requestLinePrefix.withUnsafeBufferPointer({ line.append($0) }),
                     line.appendDecimal(entry.bytes), line.append(" duration_ms="),
-                    line.appendMilliseconds(entry.microseconds), line.append(" method="),
-                    line.append(entry.method, bare: true), line.append(" path="), line.append(entry.path, bare: true),
-                    line.append(" protocol="), line.append(entry.protocolName), line.append(" status="),
-                    line.appendDecimal(entry.status), line.append(" token="),
-                    line.append(entry.tokenName ?? "-", bare: true), line.append("\n")
+                    line.appendMilliseconds(entry.microseconds)
                 else { return false }
+                // The rest of the line is usually the previous line's (see RequestLineTail).
+                let tail = RequestLineTail.current()
+                if tail.matches(entry) {
+                    guard tail.bytes.withUnsafeBufferPointer({ line.append($0) }) else { return false }
+                } else {
+                    let start = line.count
+                    guard line.append(" method="), line.append(entry.method, bare: true), line.append(" path="),
+                        line.append(entry.path, bare: true), line.append(" protocol="),
+                        line.append(entry.protocolName), line.append(" status="), line.appendDecimal(entry.status),
+                        line.append(" token="), line.append(entry.tokenName ?? "-", bare: true), line.append("\n")
+                    else { return false }
+                    tail.remember(entry, tail: line.written(from: start))
+                }
                 sink.append(line.written)
                 return true
             }
@@ -60,6 +69,11 @@ private struct LineBuffer {
 
     var written: UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: buffer.baseAddress, count: count)
+    }
+
+    /// The bytes written from `start` on.
+    func written(from start: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: buffer.baseAddress! + start, count: count - start)
     }
 
     /// Appends `bytes`; with `bare`, only when they are what ``DaemonLogHandler/text(_:)`` writes without quotes:

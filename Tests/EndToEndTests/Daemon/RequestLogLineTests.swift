@@ -49,6 +49,69 @@ import Glibc
         ),
     ]
 
+    /// Entries whose lines end alike, then differ in one field each: the remembered end of the previous line
+    /// (RequestLineTail) is reused only for the very same fields, and every line still reads as the general path's.
+    static let repeatedEntries: [RequestLogEntry] = {
+        // A path longer than a String keeps inline, made twice: equal bytes in storage of its own each time.
+        let longPath = { String(["/tables/", "{table}", "/rows/", "{key}"].joined()) }
+        func entry(
+            _ path: String = "/query",
+            status: Int = 200,
+            bytes: Int? = 57,
+            microseconds: Int64 = 51,
+            token: String? = nil,
+            protocolName: String = "http/1.1"
+        ) -> RequestLogEntry {
+            .init(
+                method: "POST",
+                path: path,
+                status: status,
+                duration: .microseconds(microseconds),
+                bytes: bytes,
+                tokenName: token,
+                protocolName: protocolName
+            )
+        }
+        return [
+            entry(), entry(bytes: 1_000, microseconds: 2_345), entry(status: 500), entry(status: 500),
+            entry(token: "app"), entry(token: "app"), entry(token: "ops"), entry(protocolName: "h2"),
+            entry("/update"), entry(longPath()), entry(longPath(), bytes: nil), entry("/tables/{table}/count"),
+            entry("/two words"), entry("/two words"), entry(), entry(),
+        ]
+    }()
+
+    @Test(.timeLimit(.minutes(1))) func logRequest_repeatedFields_writesTheSameLinesAsTheGeneralPath() throws {
+        let (lines, expected) = try Self.writeThroughBothPaths(Self.repeatedEntries)
+        #expect(lines.joined(separator: "\n") + "\n" == expected)
+    }
+
+    /// Writes `entries` through `logRequest` into a pipe and returns the lines read back, with what the general
+    /// path writes for them.
+    static func writeThroughBothPaths(_ entries: [RequestLogEntry]) throws -> (lines: [Substring], expected: String) {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
+        let sink = LogSink(fd: fds[1]) { "dropped \($0)\n" }
+        let handler = DaemonLogHandler(label: "sqlited", format: .text, levelControl: LogLevelControl(.info), sink: sink)
+        var expected = ""
+        for entry in entries {
+            handler.logRequest(entry, level: .info)
+            expected += DaemonLogHandler.line(
+                level: .info,
+                label: "sqlited",
+                message: "request",
+                metadata: entry.metadata,
+                format: .text
+            )
+        }
+        #expect(sink.flush(timeout: .seconds(30)))
+        sink.close()
+        return (LogSinkTests.readLines(fds[0], count: entries.count), expected)
+    }
+
     /// For each entry: the line written through `logRequest` (the daemon's path, bytes straight to the sink) equals
     /// `DaemonLogHandler.line` for the entry's metadata (the general path, what `Logger.log` writes).
     @Test(.timeLimit(.minutes(1))) func logRequest_writesTheSameLineAsTheGeneralPath() throws {
