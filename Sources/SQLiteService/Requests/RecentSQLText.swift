@@ -26,7 +26,7 @@ enum RecentSQLText {
 
     /// `bytes` (valid UTF-8) as a String, the thread's last one when the bytes are the same.
     static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        guard bytes.count <= maxBytes, let base = bytes.baseAddress else {
+        guard bytes.count <= maxBytes, !bytes.isEmpty, let base = bytes.baseAddress else {
             return String(decoding: bytes, as: UTF8.self)
         }
         let entry: Entry
@@ -36,7 +36,8 @@ enum RecentSQLText {
             entry = Entry()
             pthread_setspecific(key, Unmanaged.passRetained(entry).toOpaque())
         }
-        let same = entry.bytes.count == bytes.count
+        let same =
+            entry.bytes.count == bytes.count
             && entry.bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
         if same {
             return entry.text

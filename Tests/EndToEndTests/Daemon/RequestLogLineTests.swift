@@ -95,7 +95,12 @@ import Glibc
             close(fds[1])
         }
         let sink = LogSink(fd: fds[1]) { "dropped \($0)\n" }
-        let handler = DaemonLogHandler(label: "sqlited", format: .text, levelControl: LogLevelControl(.info), sink: sink)
+        let handler = DaemonLogHandler(
+            label: "sqlited",
+            format: .text,
+            levelControl: LogLevelControl(.info),
+            sink: sink
+        )
         var expected = ""
         for entry in entries {
             handler.logRequest(entry, level: .info)
