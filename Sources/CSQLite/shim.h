@@ -21,4 +21,10 @@ static inline sqlite3_destructor_type csqlite_static(void) {
     return SQLITE_STATIC;
 }
 
+/// `sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on)`: whether the library counts its memory use (before it is
+/// initialized only).
+static inline int csqlite_config_memstatus(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
+
 #endif

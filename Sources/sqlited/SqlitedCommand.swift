@@ -22,4 +22,10 @@ struct SqlitedCommand: ParsableCommand {
         ],
         defaultSubcommand: ServeCommand.self
     )
+
+    /// Applies the process-wide SQLite settings (before any database is opened), then runs the command.
+    static func main() {
+        LibrarySettings.turnOffMemoryStatistics()
+        main(nil)
+    }
 }
