@@ -87,14 +87,16 @@ import Glibc
 
     /// Writes `entries` through `logRequest` into a pipe and returns the lines read back, with what the general
     /// path writes for them.
-    static func writeThroughBothPaths(_ entries: [RequestLogEntry]) throws -> (lines: [Substring], expected: String) {
-        var fds: [Int32] = [0, 0]
-        try #require(pipe(&fds) == 0)
+    static func writeThroughBothPaths(
+        _ entries: [RequestLogEntry],
+        level: (Int) -> Logger.Level = { _ in .info }
+    ) throws -> (lines: [Substring], expected: String) {
+        let (readEnd, writeEnd) = try LogSinkTests.makePipe()
         defer {
-            close(fds[0])
-            close(fds[1])
+            close(readEnd)
+            close(writeEnd)
         }
-        let sink = LogSink(fd: fds[1]) { "dropped \($0)\n" }
+        let sink = LogSink(fd: writeEnd) { "dropped \($0)\n" }
         let handler = DaemonLogHandler(
             label: "sqlited",
             format: .text,
@@ -102,10 +104,10 @@ import Glibc
             sink: sink
         )
         var expected = ""
-        for entry in entries {
-            handler.logRequest(entry, level: .info)
+        for (index, entry) in entries.enumerated() {
+            handler.logRequest(entry, level: level(index))
             expected += DaemonLogHandler.line(
-                level: .info,
+                level: level(index),
                 label: "sqlited",
                 message: "request",
                 metadata: entry.metadata,
@@ -114,40 +116,13 @@ import Glibc
         }
         #expect(sink.flush(timeout: .seconds(30)))
         sink.close()
-        return (LogSinkTests.readLines(fds[0], count: entries.count), expected)
+        return (LogSinkTests.readLines(readEnd, count: entries.count), expected)
     }
 
     /// For each entry: the line written through `logRequest` (the daemon's path, bytes straight to the sink) equals
     /// `DaemonLogHandler.line` for the entry's metadata (the general path, what `Logger.log` writes).
     @Test(.timeLimit(.minutes(1))) func logRequest_writesTheSameLineAsTheGeneralPath() throws {
-        var fds: [Int32] = [0, 0]
-        try #require(pipe(&fds) == 0)
-        defer {
-            close(fds[0])
-            close(fds[1])
-        }
-        let sink = LogSink(fd: fds[1]) { "dropped \($0)\n" }
-        let handler = DaemonLogHandler(
-            label: "sqlited",
-            format: .text,
-            levelControl: LogLevelControl(.info),
-            sink: sink
-        )
-        var expected = ""
-        for (index, entry) in Self.entries.enumerated() {
-            let level: Logger.Level = index % 2 == 0 ? .info : .notice
-            handler.logRequest(entry, level: level)
-            expected += DaemonLogHandler.line(
-                level: level,
-                label: "sqlited",
-                message: "request",
-                metadata: entry.metadata,
-                format: .text
-            )
-        }
-        #expect(sink.flush(timeout: .seconds(30)))
-        sink.close()
-        let lines = LogSinkTests.readLines(fds[0], count: Self.entries.count)
+        let (lines, expected) = try Self.writeThroughBothPaths(Self.entries) { $0 % 2 == 0 ? .info : .notice }
         #expect(lines.joined(separator: "\n") + "\n" == expected)
         #expect(
             expected.hasPrefix(
