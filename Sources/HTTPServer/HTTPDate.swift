@@ -12,13 +12,7 @@ enum HTTPDate {
         var bytes: [UInt8] = []
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
-        }
-        return key
-    }()
+    private static let caches = PerThread { Cache() }
 
     /// The current time as `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func now() -> String {
@@ -32,13 +26,7 @@ enum HTTPDate {
 
     /// This thread's cache, formatted for the current second.
     private static func current() -> Cache {
-        let cache: Cache
-        if let pointer = pthread_getspecific(key) {
-            cache = Unmanaged<Cache>.fromOpaque(pointer).takeUnretainedValue()
-        } else {
-            cache = Cache()
-            pthread_setspecific(key, Unmanaged.passRetained(cache).toOpaque())
-        }
+        let cache = caches.value
         let second = time(nil)
         if cache.second != second {
             cache.second = second

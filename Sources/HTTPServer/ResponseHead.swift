@@ -59,8 +59,7 @@ enum ResponseHead {
         checked: inout CheckedFields,
         into head: inout [UInt8]
     ) {
-        let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer in
-            var fixed = FixedByteBuffer(buffer)
+        func writeHead(to output: inout some ByteOutput) {
             write(
                 status: status,
                 headers: headers,
@@ -69,23 +68,18 @@ enum ResponseHead {
                 version: version,
                 serverHeader: serverHeader,
                 checked: &checked,
-                to: &fixed
+                to: &output
             )
+        }
+        let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer in
+            var fixed = FixedByteBuffer(buffer)
+            writeHead(to: &fixed)
             guard !fixed.overflowed else { return false }
             head.append(contentsOf: fixed.written)
             return true
         }
         if !written {
-            write(
-                status: status,
-                headers: headers,
-                framing: framing,
-                keepAlive: keepAlive,
-                version: version,
-                serverHeader: serverHeader,
-                checked: &checked,
-                to: &head
-            )
+            writeHead(to: &head)
         }
     }
 

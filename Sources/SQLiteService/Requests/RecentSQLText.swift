@@ -1,4 +1,5 @@
 import Glibc
+import HTTPServer
 
 /// The SQL text of the last simple body read on this thread, given again when the next body carries the same
 /// bytes: a client sends the same few statements over and over, and making the String anew (UTF-8 validation and a
@@ -16,26 +17,14 @@ enum RecentSQLText {
         var text = ""
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
-        }
-        return key
-    }()
+    private static let entries = PerThread { Entry() }
 
     /// `bytes` (valid UTF-8) as a String, the thread's last one when the bytes are the same.
     static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard bytes.count <= maxBytes, !bytes.isEmpty, let base = bytes.baseAddress else {
             return String(decoding: bytes, as: UTF8.self)
         }
-        let entry: Entry
-        if let pointer = pthread_getspecific(key) {
-            entry = Unmanaged<Entry>.fromOpaque(pointer).takeUnretainedValue()
-        } else {
-            entry = Entry()
-            pthread_setspecific(key, Unmanaged.passRetained(entry).toOpaque())
-        }
+        let entry = entries.value
         let same =
             entry.bytes.count == bytes.count
             && entry.bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }

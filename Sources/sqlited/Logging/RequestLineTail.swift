@@ -1,4 +1,5 @@
 import Glibc
+import HTTPServer
 import SQLiteService
 
 /// The end of the last request log line formatted on this thread — ` method=… path=… protocol=… status=…
@@ -20,22 +21,11 @@ final class RequestLineTail {
     /// The remembered end of the line; empty until one is remembered.
     private(set) var bytes: [UInt8] = []
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
-        }
-        return key
-    }()
+    private static let tails = PerThread { RequestLineTail() }
 
     /// This thread's tail.
     static func current() -> RequestLineTail {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<RequestLineTail>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        let tail = RequestLineTail()
-        pthread_setspecific(key, Unmanaged.passRetained(tail).toOpaque())
-        return tail
+        tails.value
     }
 
     /// Whether `entry`'s method, path, protocol, status and token are the remembered ones.
