@@ -21,10 +21,17 @@ import Glibc
 /// written, or for a few seconds at most (the daemon calls it before exiting). A crash loses what was still
 /// buffered.
 ///
+/// The writer writes to a duplicate of the descriptor it was given, which it closes when it ends: the caller may
+/// close its own descriptor once ``close()`` returns, even when a stalled reader kept the writer from finishing
+/// in time (the writer's bytes then still go to the same file, never to whatever reuses the number).
+///
 /// `@unchecked Sendable`: the mutable state lives behind `mutex` (a pthread mutex with two condition variables; the
 /// writer waits on one, ``flush(timeout:)`` on the other).
 final class LogSink: @unchecked Sendable {
+    /// The writer's own duplicate of the descriptor given (or that descriptor itself when it could not be
+    /// duplicated, then never closed here).
     private let fd: Int32
+    private let ownsDescriptor: Bool
     private let maxBufferedBytes: Int
     private let dropNotice: @Sendable (Int) -> String
     private let batchInterval: Duration
@@ -43,11 +50,13 @@ final class LogSink: @unchecked Sendable {
     @exclusivity(unchecked) private var writerParked = false
     /// A ``flush(timeout:)`` waits: write what is buffered without gathering more.
     @exclusivity(unchecked) private var flushWanted = false
+    /// The writer thread has ended (and closed its descriptor).
+    @exclusivity(unchecked) private var writerEnded = false
 
     /// Starts the writer thread.
     ///
     /// - Parameters:
-    ///   - fd: Where lines go; it is not closed.
+    ///   - fd: Where lines go; the sink writes to a duplicate of it, so the caller keeps (and closes) its own.
     ///   - maxBufferedBytes: How far the reader may fall behind before lines are dropped.
     ///   - batchInterval: How long the writer, once woken, gathers lines before writing them.
     ///   - wakeBytes: A buffer this large wakes the writer before its interval is over (at most half of
@@ -60,7 +69,9 @@ final class LogSink: @unchecked Sendable {
         wakeBytes: Int = 64 << 10,
         dropNotice: @escaping @Sendable (Int) -> String
     ) {
-        self.fd = fd
+        let duplicate = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        self.fd = duplicate >= 0 ? duplicate : fd
+        self.ownsDescriptor = duplicate >= 0
         self.maxBufferedBytes = maxBufferedBytes
         self.batchInterval = batchInterval
         self.wakeBytes = max(1, min(wakeBytes, maxBufferedBytes / 2))
@@ -121,13 +132,24 @@ final class LogSink: @unchecked Sendable {
         return true
     }
 
-    /// Writes what is buffered, then ends the writer thread; later lines are dropped.
-    func close() {
+    /// Writes what is buffered, then ends the writer thread; later lines are dropped. Waits for the writer to end,
+    /// for at most `timeout` (a reader that has stopped reading must not hold up an exit for ever).
+    ///
+    /// - Returns: false when the time ran out first (the writer ends, and closes its descriptor, when its last
+    ///   write returns).
+    @discardableResult
+    func close(timeout: Duration = .seconds(5)) -> Bool {
+        var deadline = Self.deadline(CLOCK_REALTIME, after: timeout)
         pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         stopping = true
-        pthread_mutex_unlock(mutex)
         pthread_cond_signal(wakeWriter)
-        flush()
+        while !writerEnded {
+            if pthread_cond_timedwait(progress, mutex, &deadline) == ETIMEDOUT {
+                return writerEnded
+            }
+        }
+        return true
     }
 
     /// Lines dropped so far and not yet reported (for tests).
@@ -147,6 +169,9 @@ final class LogSink: @unchecked Sendable {
                 writerParked = false
             }
             if buffer.isEmpty && dropped == 0 {
+                if ownsDescriptor { Glibc.close(fd) }
+                writerEnded = true
+                pthread_cond_broadcast(progress)
                 pthread_mutex_unlock(mutex)
                 return
             }

@@ -191,4 +191,32 @@ import Glibc
         #expect(kept + dropped == 2_000)
         #expect(kept > 0 && dropped > 0)
     }
+
+    /// A close that times out on a stalled reader leaves the writer running, but on its own duplicate of the
+    /// descriptor: the caller closes its descriptor, a new pipe may take the number, and the rest of the lines
+    /// still go to the first pipe (never into the new one), whose reader then sees them all and the end.
+    @Test(.timeLimit(.minutes(1))) func close_timedOut_writerKeepsWritingToItsOwnDescriptor() throws {
+        let (readEnd, writeEnd) = try Self.makePipe()
+        let sink = LogSink(fd: writeEnd, maxBufferedBytes: 1 << 20) { "dropped \($0)\n" }
+        let line = String(repeating: "q", count: 999) + "\n"
+        for _ in 0..<200 {  // 200 KB: more than the pipe holds
+            sink.append(line)
+        }
+        #expect(sink.close(timeout: .milliseconds(200)) == false)
+        close(writeEnd)
+        let (newRead, newWrite) = try Self.makePipe()
+        defer {
+            close(newRead)
+            close(newWrite)
+        }
+        // The first pipe gets every line, then its end (the writer closed its duplicate once done).
+        let lines = Self.readAll(readEnd).split(separator: "\n")
+        close(readEnd)
+        #expect(lines.count == 200)
+        #expect(lines.allSatisfy { $0 == line.dropLast() })
+        // Nothing went to the new pipe.
+        _ = fcntl(newRead, F_SETFL, O_NONBLOCK)
+        var byte: UInt8 = 0
+        #expect(read(newRead, &byte, 1) == -1 && errno == EAGAIN)
+    }
 }
