@@ -114,10 +114,15 @@ struct RequestParser {
     /// for any line.
     private var recentRequestLine = RecentLines<RequestLine>()
     private var recentFields = RecentLines<(name: String, value: String)>()
+    /// The connection's last head whole, taken as parsed then when the next head has the same bytes.
+    private var recentHead = RecentHead()
+    /// Where the head being parsed starts in `buffer`; nil once its first bytes are gone from the buffer (then it
+    /// is not remembered).
+    private var headStart: Int?
     /// The last target split and decoded, and the last `Host` value found valid.
     private var decodedTarget: (target: String, rawPath: String, path: String, query: [(name: String, value: String)])?
     private var validHost: String?
-    private var headers = HTTPHeaders(capacity: 8)
+    private var headers = HTTPHeaders()
     private var trailers = HTTPHeaders()
     private var trailerBytes = 0
     private var body: [UInt8] = []
@@ -139,6 +144,7 @@ struct RequestParser {
         buffer = []
         start = 0
         scanOffset = 0
+        headStart = nil
         return rest
     }
 
@@ -155,6 +161,8 @@ struct RequestParser {
         guard !isFailed else { return }
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeSubrange(0..<start)
+            // A head whose first lines were consumed loses them here.
+            headStart = headStart == start ? 0 : nil
             start = 0
         }
         buffer.append(contentsOf: bytes)
@@ -182,6 +190,11 @@ struct RequestParser {
             case .head:
                 if headBytes == 0 && !requestLineSeen {
                     activeLimits = limits
+                    if let taken = takeRecentHead() {
+                        if let action = taken { return action }
+                        continue
+                    }
+                    headStart = start
                 }
                 if let action = try parseHeadLine() { return action }
             case .fixedBody(let length):
@@ -320,6 +333,10 @@ struct RequestParser {
             throw .headersTooLarge("more than \(activeLimits.maxHeaderCount) header fields")
         }
         let position = headers.count
+        if position == 0 {
+            // Most requests carry a handful of fields: one allocation instead of growing 1, 2, 4, 8.
+            headers = HTTPHeaders(capacity: 8)
+        }
         let known = buffer.withUnsafeBufferPointer {
             recentFields.value(for: UnsafeBufferPointer(rebasing: $0[range]), at: position)
         }
@@ -514,8 +531,7 @@ struct RequestParser {
                     message: "only the chunked transfer coding is supported"
                 )
             }
-            state = .chunkSize
-            return expectsContinue ? .send100Continue : nil
+            return finishHead(framing: .chunked(expectsContinue: expectsContinue))
         }
 
         var length = 0
@@ -523,10 +539,66 @@ struct RequestParser {
             length = try parseContentLength(framing.contentLength)
         }
         if length == 0 {
-            return completeRequest()
+            return finishHead(framing: .none)
         }
-        state = .fixedBody(length: length)
-        return expectsContinue ? .send100Continue : nil
+        return finishHead(framing: .fixed(length: length, expectsContinue: expectsContinue))
+    }
+
+    /// Remembers the head just parsed, then goes on as its framing says.
+    private mutating func finishHead(framing: RecentHead.Framing) -> Action? {
+        if let headStart {
+            let parsed = RecentHead.Parsed(
+                method: method,
+                version: version,
+                target: target,
+                absoluteAuthority: absoluteAuthority,
+                rawPath: rawPath,
+                path: path,
+                query: query,
+                headers: headers,
+                keepAlive: keepAlive,
+                framing: framing
+            )
+            recentHead.remember(buffer[headStart..<start], parsed, limits: activeLimits)
+        }
+        return proceed(after: framing)
+    }
+
+    /// Takes the head at `start` as parsed before when its bytes are the remembered head's (see ``RecentHead``):
+    /// nil when they are not; otherwise what ``proceed(after:)`` says.
+    private mutating func takeRecentHead() -> Action?? {
+        let hit = buffer.withUnsafeBufferPointer {
+            recentHead.match(UnsafeBufferPointer(rebasing: $0[start...]), limits: activeLimits)
+        }
+        guard let (parsed, length) = hit else { return nil }
+        method = parsed.method
+        version = parsed.version
+        target = parsed.target
+        absoluteAuthority = parsed.absoluteAuthority
+        rawPath = parsed.rawPath
+        path = parsed.path
+        query = parsed.query
+        headers = parsed.headers
+        keepAlive = parsed.keepAlive
+        start += length
+        scanOffset = 0
+        headBytes = length
+        requestLineSeen = true
+        return .some(proceed(after: parsed.framing))
+    }
+
+    /// After a complete head: the request when it has no body, else the state that reads the body.
+    private mutating func proceed(after framing: RecentHead.Framing) -> Action? {
+        switch framing {
+        case .none:
+            return completeRequest()
+        case .fixed(let length, let expectsContinue):
+            state = .fixedBody(length: length)
+            return expectsContinue ? .send100Continue : nil
+        case .chunked(let expectsContinue):
+            state = .chunkSize
+            return expectsContinue ? .send100Continue : nil
+        }
     }
 
     private func parseContentLength(_ values: FieldValues) throws(Rejection) -> Int {
@@ -616,8 +688,8 @@ struct RequestParser {
         method = ""
         target = ""
         absoluteAuthority = nil
-        // Most requests carry a handful of fields: one allocation instead of growing 1, 2, 4, 8.
-        headers = HTTPHeaders(capacity: 8)
+        // Made with room for a handful of fields when the first one is parsed (a remembered head brings its own).
+        headers = HTTPHeaders()
         trailers = HTTPHeaders()
         trailerBytes = 0
         body = []

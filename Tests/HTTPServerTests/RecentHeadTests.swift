@@ -1,0 +1,165 @@
+import Testing
+
+@testable import HTTPServer
+
+/// A keep-alive connection's repeated head is taken as parsed before (RecentHead) only when its bytes and the
+/// limits are the same: every request reads exactly as a fresh parser reads it, and any difference is parsed
+/// afresh, with its errors.
+@Suite struct RecentHeadTests {
+    /// Everything a parsed request carries, for comparison (HTTPRequest itself is not Equatable).
+    struct Parsed: Equatable, CustomStringConvertible {
+        var method, target, rawPath, path: String
+        var query: [String]
+        var headers: [String]
+        var trailers: [String]
+        var body: [UInt8]
+        var keepAlive: Bool
+        var version: HTTPVersion
+
+        init(_ request: HTTPRequest) {
+            method = request.method
+            target = request.target
+            rawPath = request.rawPath
+            path = request.path
+            query = request.query.map { "\($0.name)=\($0.value)" }
+            headers = request.headers.map { "\($0.name): \($0.value)" }
+            trailers = request.trailers.map { "\($0.name): \($0.value)" }
+            body = request.body
+            keepAlive = request.keepAlive
+            version = request.version
+        }
+
+        var description: String { "\(method) \(target) \(headers) body=\(body.count) keepAlive=\(keepAlive)" }
+    }
+
+    enum Event: Equatable, CustomStringConvertible {
+        case request(Parsed)
+        case sendContinue
+        case reject(Int)
+
+        var description: String {
+            switch self {
+            case .request(let parsed): "request(\(parsed))"
+            case .sendContinue: "100-continue"
+            case .reject(let status): "reject(\(status))"
+            }
+        }
+    }
+
+    /// Feeds `chunks` to one parser (one connection) and collects its events until a rejection.
+    static func events(_ chunks: [String], limits: [HTTPLimits]? = nil) -> [Event] {
+        var parser = RequestParser(limits: HTTPLimits())
+        var events: [Event] = []
+        for (index, chunk) in chunks.enumerated() {
+            if let limits { parser.limits = limits[index] }
+            parser.feed(Array(chunk.utf8))
+            while true {
+                switch parser.next() {
+                case .needMoreData: break
+                case .send100Continue:
+                    events.append(.sendContinue)
+                    continue
+                case .requestComplete(let request):
+                    events.append(.request(Parsed(request)))
+                    continue
+                case .reject(let rejection):
+                    events.append(.reject(rejection.status.code))
+                    return events
+                }
+                break
+            }
+        }
+        return events
+    }
+
+    static let post =
+        "POST /query?x=1&y=%20z HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\nhello"
+
+    /// The same request three times, pipelined in one read and in three reads: three equal requests, each as a
+    /// parser that never saw the others reads it.
+    @Test func sameHead_readsAsAFreshParse() {
+        let fresh = Self.events([Self.post])
+        #expect(fresh.count == 1)
+        #expect(Self.events([Self.post + Self.post + Self.post]) == fresh + fresh + fresh)
+        #expect(Self.events([Self.post, Self.post, Self.post]) == fresh + fresh + fresh)
+    }
+
+    /// Heads that differ from the remembered one by one byte read as they should, not as the remembered head.
+    @Test(arguments: [
+        Self.post.replacingOccurrences(of: "Length: 5", with: "Length: 6") + "!",
+        Self.post.replacingOccurrences(of: "example.com", with: "example.org"),
+        Self.post.replacingOccurrences(of: "x=1", with: "x=2"),
+        Self.post.replacingOccurrences(of: "Host: example.com\r\n", with: "Host: example.com\r\nConnection: close\r\n"),
+        Self.post.replacingOccurrences(of: "HTTP/1.1\r\nHost", with: "HTTP/1.0\r\nHost"),
+    ])
+    func headDifferingByABit_isParsedAfresh(_ other: String) {
+        #expect(Self.events([Self.post, other]) == Self.events([Self.post]) + Self.events([other]))
+        #expect(Self.events([Self.post + other]) == Self.events([Self.post]) + Self.events([other]))
+    }
+
+    /// A head like the remembered one but malformed is rejected as ever.
+    @Test(arguments: [
+        (Self.post.replacingOccurrences(of: "Length: 5\r\n", with: "Length: 5\n"), 400),
+        (Self.post.replacingOccurrences(of: "Content-Length: 5", with: "Content-Length: 5, 6"), 400),
+        (Self.post.replacingOccurrences(of: "Host: example.com\r\n", with: "Host: example.com\r\nHost: b\r\n"), 400),
+        (Self.post.replacingOccurrences(of: "Content-Length: 5", with: "Content-Length: 99999999999"), 413),
+    ])
+    func malformedVariant_isRejected(_ other: String, _ status: Int) {
+        #expect(Self.events([Self.post, other]) == Self.events([Self.post]) + [.reject(status)])
+    }
+
+    /// The same head under a lower body limit (a reload) is parsed again under it: 413.
+    @Test func sameHead_newLimits_parsedUnderThem() {
+        var lower = HTTPLimits()
+        lower.maxBodySize = 4
+        #expect(
+            Self.events([Self.post, Self.post], limits: [HTTPLimits(), lower]) == Self.events([Self.post]) + [
+                .reject(413)
+            ]
+        )
+    }
+
+    /// Repeated heads with `Expect: 100-continue` and with a chunked body keep their framing.
+    @Test func sameHead_expectContinueAndChunked_keepTheirFraming() {
+        let expecting =
+            "PUT /a HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc"
+        let one = Self.events([expecting])
+        #expect(one.first == .sendContinue)
+        #expect(Self.events([expecting + expecting + expecting]) == one + one + one)
+        let chunked = "POST /b HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+        let single = Self.events([chunked])
+        #expect(single.count == 1)
+        #expect(Self.events([chunked, chunked]) == single + single)
+    }
+
+    /// Every valid case of the parser table, sent twice on one connection, reads as it does once, twice over.
+    @Test func parserTable_twiceOnOneConnection_readsTwiceOver() {
+        var checked = 0
+        for testCase in parserCases where testCase.limits == HTTPLimits() {
+            let raw = String(decoding: testCase.raw, as: UTF8.self)
+            let once = Self.events([raw])
+            guard !once.isEmpty,
+                once.allSatisfy({ if case .request(let parsed) = $0 { parsed.keepAlive } else { $0 == .sendContinue } }
+                ),
+                Self.endsAtARequestBoundary(testCase.raw)
+            else { continue }
+            #expect(Self.events([raw + raw]) == once + once, "\(testCase.name)")
+            #expect(Self.events([raw, raw]) == once + once, "\(testCase.name)")
+            checked += 1
+        }
+        #expect(checked >= 10)
+    }
+
+    /// Whether a fresh parser consumes all of `raw` in complete requests (no partial request left).
+    static func endsAtARequestBoundary(_ raw: [UInt8]) -> Bool {
+        var parser = RequestParser(limits: HTTPLimits())
+        parser.feed(raw)
+        while true {
+            switch parser.next() {
+            case .needMoreData: return parser.bufferedByteCount == 0 && parser.phase == .idle
+            case .send100Continue, .requestComplete: continue
+            case .reject: return false
+            }
+        }
+    }
+}
