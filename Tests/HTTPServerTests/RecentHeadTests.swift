@@ -53,21 +53,15 @@ import Testing
         for (index, chunk) in chunks.enumerated() {
             if let limits { parser.limits = limits[index] }
             parser.feed(Array(chunk.utf8))
-            while true {
-                switch parser.next() {
+            let goesOn = drain(&parser) { action in
+                switch action {
                 case .needMoreData: break
-                case .send100Continue:
-                    events.append(.sendContinue)
-                    continue
-                case .requestComplete(let request):
-                    events.append(.request(Parsed(request)))
-                    continue
-                case .reject(let rejection):
-                    events.append(.reject(rejection.status.code))
-                    return events
+                case .send100Continue: events.append(.sendContinue)
+                case .requestComplete(let request): events.append(.request(Parsed(request)))
+                case .reject(let rejection): events.append(.reject(rejection.status.code))
                 }
-                break
             }
+            if !goesOn { return events }
         }
         return events
     }
@@ -154,12 +148,7 @@ import Testing
     static func endsAtARequestBoundary(_ raw: [UInt8]) -> Bool {
         var parser = RequestParser(limits: HTTPLimits())
         parser.feed(raw)
-        while true {
-            switch parser.next() {
-            case .needMoreData: return parser.bufferedByteCount == 0 && parser.phase == .idle
-            case .send100Continue, .requestComplete: continue
-            case .reject: return false
-            }
-        }
+        guard drain(&parser, { _ in }) else { return false }
+        return parser.bufferedByteCount == 0 && parser.phase == .idle
     }
 }

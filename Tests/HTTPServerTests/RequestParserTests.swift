@@ -68,13 +68,10 @@ func parse(_ chunks: [ArraySlice<UInt8>], limits: HTTPLimits) -> [ParserEvent] {
     var events: [ParserEvent] = []
     for chunk in chunks {
         parser.feed(chunk)
-        while true {
-            switch parser.next() {
-            case .needMoreData:
-                break
-            case .send100Continue:
-                events.append(.sendContinue)
-                continue
+        let goesOn = drain(&parser) { action in
+            switch action {
+            case .needMoreData: break
+            case .send100Continue: events.append(.sendContinue)
             case .requestComplete(let request):
                 events.append(
                     .request(
@@ -87,15 +84,28 @@ func parse(_ chunks: [ArraySlice<UInt8>], limits: HTTPLimits) -> [ParserEvent] {
                         )
                     )
                 )
-                continue
-            case .reject(let rejection):
-                events.append(.reject(rejection.status.code))
-                return events
+            case .reject(let rejection): events.append(.reject(rejection.status.code))
             }
-            break
         }
+        if !goesOn { return events }
     }
     return events
+}
+
+/// Runs `parser` until it needs more data, handing each other action to `report`; false once it rejected.
+func drain(_ parser: inout RequestParser, _ report: (RequestParser.Action) -> Void) -> Bool {
+    while true {
+        let action = parser.next()
+        switch action {
+        case .needMoreData:
+            return true
+        case .reject:
+            report(action)
+            return false
+        case .send100Continue, .requestComplete:
+            report(action)
+        }
+    }
 }
 
 private func limits(_ change: (inout HTTPLimits) -> Void) -> HTTPLimits {
