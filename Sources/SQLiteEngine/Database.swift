@@ -264,6 +264,9 @@ public final class Database {
     /// instead of waiting — then sets the busy timeout back (without converting it again: this runs per request
     /// on a server's event loop).
     public func withoutBusyWait<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        // The busy timeout restored afterwards is this object's own; a borrowed connection's, set by the code that
+        // opened it, cannot be read back from SQLite, and would be lost.
+        precondition(ownsConnection, "withoutBusyWait on a borrowed connection would lose its opener's busy timeout")
         guard let handle = connection?.handle else { return try body() }
         sqlite3_busy_timeout(handle, 0)
         defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }

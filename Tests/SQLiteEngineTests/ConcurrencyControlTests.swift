@@ -89,14 +89,26 @@ import Testing
             databaseError { try second.withoutBusyWait { try second.beginTransaction(.immediate) } }
         )
         #expect(error.resultCode == .SQLITE_BUSY)
-        #expect(second.busyTimeout == .seconds(120))
-        try first.commit()
-        try second.withoutBusyWait {
-            try second.beginTransaction(.immediate)
-            try second.execute(sql: "INSERT INTO t VALUES (1)")
-            try second.commit()
-        }
+        // Restored: outside the call, `second` waits for the lock again. `first` releases it from another thread
+        // a moment after `second` has started waiting; without the busy handler back, `second` would fail at once.
+        let holder = Holder(first)
+        let released = DispatchSemaphore(value: 0)
+        Thread {
+            Thread.sleep(forTimeInterval: 0.3)
+            try? holder.database.commit()
+            released.signal()
+        }.start()
+        try second.beginTransaction(.immediate)
+        try second.execute(sql: "INSERT INTO t VALUES (1)")
+        try second.commit()
+        released.wait()
         #expect(try first.int64(sql: "SELECT count(*) FROM t") == 1)
+    }
+
+    /// Hands a connection to the one other thread that uses it while this one does not.
+    private final class Holder: @unchecked Sendable {
+        let database: Database
+        init(_ database: Database) { self.database = database }
     }
 
     /// Checks that the busy timeout lets a writer wait for another connection's commit.
