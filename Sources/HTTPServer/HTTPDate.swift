@@ -8,18 +8,12 @@ enum HTTPDate {
     /// One thread's formatted second. Only its own thread touches it.
     private final class Cache {
         var second = -1
-        var text = ""
         var bytes: [UInt8] = []
     }
 
     private static let caches = PerThread { Cache() }
 
-    /// The current time as `Sun, 06 Nov 1994 08:49:37 GMT`.
-    static func now() -> String {
-        current().text
-    }
-
-    /// Calls `body` with the current time's bytes (as `now()`), from the thread's cache.
+    /// Calls `body` with the current time's bytes (`Sun, 06 Nov 1994 08:49:37 GMT`), from the thread's cache.
     static func withCurrentBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         current().bytes.withUnsafeBufferPointer(body)
     }
@@ -30,8 +24,7 @@ enum HTTPDate {
         let second = time(nil)
         if cache.second != second {
             cache.second = second
-            cache.text = format(second)
-            cache.bytes = Array(cache.text.utf8)
+            cache.bytes = Array(format(second).utf8)
         }
         return cache
     }

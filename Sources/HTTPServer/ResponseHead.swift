@@ -39,7 +39,7 @@ enum ResponseHead {
             version: version,
             serverHeader: serverHeader,
             checked: &checked,
-            into: &head
+            to: &head
         )
         return head
     }
@@ -74,7 +74,7 @@ enum ResponseHead {
         let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer in
             var fixed = FixedByteBuffer(buffer)
             writeHead(to: &fixed)
-            guard !fixed.overflowed else { return false }
+            guard !fixed.hasOverflowed else { return false }
             head.append(contentsOf: fixed.written)
             return true
         }
@@ -105,6 +105,8 @@ enum ResponseHead {
             appendField("Server", serverHeader, to: &head)
         }
         for (name, value) in headers {
+            // Past the stack buffer: the head is written again into the array, so stop checking fields here.
+            guard !head.hasOverflowed else { return }
             guard !isServerOwned(name) else { continue }
             if serverHeader != nil && HTTPHeaders.namesEqual(name, "Server") { continue }
             // Response splitting: a name or value with CR/LF would let a handler's data forge fields.
@@ -169,6 +171,8 @@ enum ResponseHead {
 protocol ByteOutput {
     mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>)
     mutating func appendByte(_ byte: UInt8)
+    /// Whether something did not fit (a fixed buffer); what is written then will be discarded.
+    var hasOverflowed: Bool { get }
 }
 
 extension ByteOutput {
@@ -207,6 +211,8 @@ extension ByteOutput {
 }
 
 extension [UInt8]: ByteOutput {
+    var hasOverflowed: Bool { false }
+
     @inline(__always)
     mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
         append(contentsOf: bytes)
@@ -218,11 +224,11 @@ extension [UInt8]: ByteOutput {
     }
 }
 
-/// Bytes written into a fixed buffer; what does not fit sets `overflowed` (and is not written).
+/// Bytes written into a fixed buffer; what does not fit sets `hasOverflowed` (and is not written).
 struct FixedByteBuffer: ByteOutput {
     private let buffer: UnsafeMutableBufferPointer<UInt8>
     private var count = 0
-    private(set) var overflowed = false
+    private(set) var hasOverflowed = false
 
     init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
         self.buffer = buffer
@@ -235,7 +241,7 @@ struct FixedByteBuffer: ByteOutput {
     @inline(__always)
     mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count <= buffer.count - count else {
-            overflowed = true
+            hasOverflowed = true
             return
         }
         if let source = bytes.baseAddress {
@@ -247,7 +253,7 @@ struct FixedByteBuffer: ByteOutput {
     @inline(__always)
     mutating func appendByte(_ byte: UInt8) {
         guard count < buffer.count else {
-            overflowed = true
+            hasOverflowed = true
             return
         }
         buffer[count] = byte

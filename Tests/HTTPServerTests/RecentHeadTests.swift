@@ -78,6 +78,16 @@ import Testing
         #expect(Self.events([Self.post, Self.post, Self.post]) == fresh + fresh + fresh)
     }
 
+    /// A head split across reads, so that the buffer is compacted while the head is parsed (its first lines are
+    /// gone: it is not remembered), then the same head whole: both read as fresh parses.
+    @Test func splitHead_compactedMidway_thenWhole() {
+        let fresh = Self.events([Self.post])
+        let split = Self.post.index(Self.post.startIndex, offsetBy: 60)
+        let parts = [String(Self.post[..<split]), String(Self.post[split...])]
+        #expect(Self.events(parts + [Self.post, Self.post]) == fresh + fresh + fresh)
+        #expect(Self.events([Self.post] + parts + [Self.post]) == fresh + fresh + fresh)
+    }
+
     /// Heads that differ from the remembered one by one byte read as they should, not as the remembered head.
     @Test(arguments: [
         Self.post.replacingOccurrences(of: "Length: 5", with: "Length: 6") + "!",

@@ -4,7 +4,7 @@ import CNGHTTP2
 /// byte buffer that the session reuses for each response (libnghttp2 copies the fields when the response is
 /// submitted), so answering a stream builds no strings and allocates nothing once the buffers have grown. The
 /// buffers are raw memory owned here: each append is a bounds check and a copy.
-final class HTTP2ResponseFields {
+final class HTTP2ResponseFields: ByteOutput {
     private var bytes: UnsafeMutablePointer<UInt8>
     private var byteCapacity: Int
     private var byteCount = 0
@@ -33,28 +33,30 @@ final class HTTP2ResponseFields {
         byteCapacity = capacity
     }
 
-    private func appendBytes(_ source: UnsafeBufferPointer<UInt8>) {
+    // ByteOutput: the pieces of names and values, appended to `bytes`.
+
+    func appendBytes(_ source: UnsafeBufferPointer<UInt8>) {
         guard let base = source.baseAddress, !source.isEmpty else { return }
         reserve(source.count)
         (bytes + byteCount).update(from: base, count: source.count)
         byteCount += source.count
     }
 
-    private func appendLiteral(_ literal: StaticString) {
-        appendBytes(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    func appendByte(_ byte: UInt8) {
+        reserve(1)
+        bytes[byteCount] = byte
+        byteCount += 1
     }
 
-    private func appendString(_ string: String) {
-        var string = string
-        string.withUTF8 { appendBytes($0) }
-    }
+    var hasOverflowed: Bool { false }
 
     /// Starts a new header block with `:status` (three digits; out-of-range codes are clamped to 100...999).
     func reset(status: Int) {
         byteCount = 0
         spans.removeAll(keepingCapacity: true)
         let code = min(max(status, 100), 999)
-        appendLiteral(":status")
+        var output = self
+        output.appendLiteral(":status")
         reserve(3)
         bytes[byteCount] = UInt8(ascii: "0") + UInt8(code / 100)
         bytes[byteCount + 1] = UInt8(ascii: "0") + UInt8(code / 10 % 10)
@@ -66,15 +68,17 @@ final class HTTP2ResponseFields {
     /// Appends a field whose name is the server's own (lower case, a token) and whose value the caller has checked.
     func append(_ name: StaticString, _ value: String) {
         let start = byteCount
-        appendLiteral(name)
-        appendString(value)
+        var output = self
+        output.appendLiteral(name)
+        output.appendUTF8(value)
         spans.append((start, name.utf8CodeUnitCount, byteCount - start - name.utf8CodeUnitCount))
     }
 
     /// Appends `date` with the current time (RFC 9110 §6.6.1).
     func appendDate() {
         let start = byteCount
-        appendLiteral("date")
+        var output = self
+        output.appendLiteral("date")
         HTTPDate.withCurrentBytes { appendBytes($0) }
         spans.append((start, 4, byteCount - start - 4))
     }
@@ -82,24 +86,9 @@ final class HTTP2ResponseFields {
     /// Appends a field whose value is a non-negative decimal number.
     func append(_ name: StaticString, decimal value: Int) {
         let start = byteCount
-        appendLiteral(name)
-        var digits: [UInt8] = []
-        if value >= 0 && value < 10_000_000 {
-            // Up to 7 digits written in place (a body's length; no array built).
-            var divisor = 1
-            while divisor <= value / 10 { divisor *= 10 }
-            reserve(7)
-            var rest = value
-            while divisor > 0 {
-                bytes[byteCount] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor)
-                byteCount += 1
-                rest %= divisor
-                divisor /= 10
-            }
-        } else {
-            digits.appendDecimal(value)
-            digits.withUnsafeBufferPointer { appendBytes($0) }
-        }
+        var output = self
+        output.appendLiteral(name)
+        output.appendDecimal(value)
         spans.append((start, name.utf8CodeUnitCount, byteCount - start - name.utf8CodeUnitCount))
     }
 
@@ -110,12 +99,13 @@ final class HTTP2ResponseFields {
     func append(checkedName name: String, value: String) -> Bool {
         guard let hasUpperCase = checked.check(name: name, value: value) else { return false }
         let start = byteCount
-        appendString(name)
+        var output = self
+        output.appendUTF8(name)
         let nameLength = byteCount - start
         if hasUpperCase {
             for index in start..<byteCount { bytes[index] = ASCII.lowercased(bytes[index]) }
         }
-        appendString(value)
+        output.appendUTF8(value)
         spans.append((start, nameLength, byteCount - start - nameLength))
         return true
     }
