@@ -113,13 +113,10 @@ public final class SQLiteService: HTTPHandler {
     /// Call it from the pool's `prepareDatabase` hook, so that it runs once for
     /// the writer and once for each reader as it opens.
     public static func prepareConnection(_ db: Database, role: ConnectionRole, limits: ServiceLimits) {
-        _ = db.setLimit(.attached, 0)
-        _ = db.setLimit(.sqlLength, limits.maxSQLLength)
-        _ = db.setLimit(.length, limits.maxValueLength)
-        _ = db.setLimit(.exprDepth, limits.maxExpressionDepth)
-        _ = db.setLimit(.variableNumber, limits.maxParameters)
-        _ = db.setLimit(.triggerDepth, 100)
-        _ = db.setLimit(.likePatternLength, limits.maxLikePatternLength)
+        // One table for the pool's connections and the cluster leader's (ServiceLimits.connectionLimits).
+        for (limit, value) in limits.connectionLimits {
+            _ = db.setLimit(limit, value)
+        }
         SQLPolicy.install(on: db, role: role == .writer ? .writer : .reader)
         do {
             try FunctionGuard.install(on: db, maxValueLength: limits.maxValueLength)

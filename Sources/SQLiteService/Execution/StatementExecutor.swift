@@ -17,18 +17,30 @@ struct StatementExecutor {
         try context.checkDeadline()
         let statement = try prepare(request.sql, context: context)
         defer { statement.reset() }
-        guard out.bytes.isEmpty else {
-            // After other output (a script's earlier results), in a buffer of its own: a failure leaves `out` as it
-            // was, and the response size limit counts this statement's result alone.
-            var result = JSONWriter()
+        try Self.writingResult(into: &out) { (result) throws(APIError) in
             try execute(statement, request.parameters, context: &context, into: &result)
+        }
+    }
+
+    /// Runs `body`, which writes one statement's result object, so that `out` gets the whole object or nothing,
+    /// and the response size limit counts this result alone.
+    ///
+    /// When `out` is empty (the result is the whole document: `/query`, `/update`, each `/batch` statement) the
+    /// object is written in place, without a second buffer and a copy, and a failure empties `out` again; after
+    /// other output (a `/transaction`'s earlier results) it is written into a buffer of its own, appended on
+    /// success.
+    private static func writingResult(
+        into out: inout JSONWriter,
+        _ body: (inout JSONWriter) throws(APIError) -> Void
+    ) throws(APIError) {
+        guard out.bytes.isEmpty else {
+            var result = JSONWriter()
+            try body(&result)
             out.writeRaw(result.bytes)
             return
         }
-        // The statement is the whole document (POST /query, /update): written in place, without a second buffer
-        // and a copy; a failure empties `out` again.
         do throws(APIError) {
-            try execute(statement, request.parameters, context: &context, into: &out)
+            try body(&out)
         } catch {
             out.removeAll()
             throw error
@@ -69,9 +81,9 @@ struct StatementExecutor {
         defer { statement.reset() }
         try context.checkDeadline()
         try Self.check(statement, context: context)
-        var result = JSONWriter()
-        try execute(statement, arguments: .positional([]), context: &context, into: &result)
-        out.writeRaw(result.bytes)
+        try Self.writingResult(into: &out) { (result) throws(APIError) in
+            try execute(statement, arguments: .positional([]), context: &context, into: &result)
+        }
     }
 
     // MARK: - Preparing

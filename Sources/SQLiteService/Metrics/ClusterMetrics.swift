@@ -52,8 +52,7 @@ final class ClusterMetrics: Sendable {
         }
 
         func roundTrip(_ duration: Duration) {
-            let (seconds, attoseconds) = duration.components
-            roundTrips.recordNanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+            roundTrips.recordNanoseconds(duration.clampedNanoseconds)
         }
 
         func retried() { retries.increment() }

@@ -97,7 +97,7 @@ public protocol RequestLogHandler: LogHandler {
 
 extension Duration {
     /// The duration in whole nanoseconds, clamped to `Int64` (about 292 years).
-    public var clampedNanoseconds: Int64 {
+    var clampedNanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard !overflow else { return seconds < 0 ? .min : .max }

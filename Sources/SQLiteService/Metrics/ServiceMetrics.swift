@@ -133,12 +133,7 @@ public final class ServiceMetrics: Sendable {
 
     /// Counts one answered request and its duration, under its endpoint's label (``ServiceEndpoint/label``: any path that
     /// names no endpoint is `other`, so that clients cannot create a series per path they make up).
-    func recordRequest(endpoint: ServiceEndpoint, status: Int, http2: Bool = false, duration: Duration) {
-        recordRequest(endpoint: endpoint, status: status, http2: http2, nanoseconds: duration.clampedNanoseconds)
-    }
-
-    /// ``recordRequest(endpoint:status:http2:duration:)`` for a duration the caller has in nanoseconds already.
-    func recordRequest(endpoint: ServiceEndpoint, status: Int, http2: Bool, nanoseconds: Int64) {
+    func recordRequest(endpoint: ServiceEndpoint, status: Int, http2: Bool = false, nanoseconds: Int64) {
         let key = RequestKey(endpoint: endpoint, status: status, http2: http2)
         let series = requestSeries.withReadLock { $0[key] } ?? addSeries(key)
         series.count.increment()

@@ -1,9 +1,9 @@
 import SQLiteEngine
 
 extension ServiceLimits {
-    /// The `sqlite3_limit` values a connection that runs clients' SQL gets: the ones
-    /// ``SQLiteService/prepareConnection(_:role:limits:)`` applies to the pool's connections, as a table for
-    /// connections set up through ``Database/applyConnectionOptions(_:)`` (the leader's, ``LeaderPolicy``).
+    /// The `sqlite3_limit` values a connection that runs clients' SQL gets: applied by
+    /// ``SQLiteService/prepareConnection(_:role:limits:)`` to the pool's connections and through
+    /// ``Database/applyConnectionOptions(_:)`` to the cluster leader's (``LeaderPolicy``), so both get one list.
     var connectionLimits: [Limit: Int32] {
         [
             .attached: 0,

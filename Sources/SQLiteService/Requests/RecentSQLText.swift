@@ -32,7 +32,8 @@ enum RecentSQLText {
             return entry.text
         }
         let text = String(decoding: bytes, as: UTF8.self)
-        entry.bytes = Array(bytes)
+        entry.bytes.removeAll(keepingCapacity: true)
+        entry.bytes.append(contentsOf: bytes)
         entry.text = text
         return text
     }

@@ -180,7 +180,12 @@ extension SQLiteService {
     ) throws(APIError) -> [UInt8] {
         var context = context
         let savepoint = "sqlited_transaction_attempt"
-        try? db.beginSavepoint(savepoint)
+        do {
+            try db.beginSavepoint(savepoint)
+        } catch {
+            // Without the savepoint a failed attempt's DDL would stay in the copy of the schema.
+            throw APIError(error, db: db)
+        }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("results")

@@ -35,7 +35,10 @@ enum RecordSource {
             return try SQLiteService.mapped(db) { try db.countRecords(query) }
         case .cluster(_, let reader):
             let (sql, arguments) = query.countStatement()
-            guard case .integer(let count)? = try Self.rows(sql, arguments, on: reader).first?.first else { return 0 }
+            guard case .integer(let count)? = try Self.rows(sql, arguments, on: reader).first?.first else {
+                // count(*) always gives one integer: anything else is the leader's answer gone wrong, not zero rows.
+                throw .sqlite(name: "SQLITE_INTERNAL", code: 2, message: "the leader's count(*) answer had no integer")
+            }
             return count
         }
     }

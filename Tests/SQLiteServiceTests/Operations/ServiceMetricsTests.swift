@@ -164,7 +164,7 @@ import Testing
     @Test func metrics_areIndependentPerInstance() {
         let first = ServiceMetrics(databasePath: "/nonexistent/a.sqlite")
         let second = ServiceMetrics(databasePath: "/nonexistent/b.sqlite")
-        first.recordRequest(endpoint: .query, status: 200, duration: .milliseconds(3))
+        first.recordRequest(endpoint: .query, status: 200, nanoseconds: 3_000_000)
         let text = String(decoding: second.render(), as: UTF8.self)
         #expect(
             sample(#"sqlited_http_requests_total{endpoint="/query",status="200",protocol="http/1.1"}"#, in: text) == nil
