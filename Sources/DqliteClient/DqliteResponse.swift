@@ -95,7 +95,9 @@ public enum DqliteResponse: Sendable, Hashable {
         }
         var offset = body.count - header.remaining
         while offset + 16 <= body.count {
-            var reader = WireReader(Array(body[offset...]))
+            // A reader from this word on over the same array: copying the rest for each candidate made a long
+            // body cost time quadratic in its length.
+            var reader = WireReader(body, from: offset)
             if let code = try? reader.readUInt64("the failure code"), code > 0, code < 1 << 24,
                 let message = try? reader.readText("the failure message"), !message.isEmpty, reader.isAtEnd
             {

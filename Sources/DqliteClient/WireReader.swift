@@ -11,6 +11,12 @@ struct WireReader {
         self.bytes = bytes
     }
 
+    /// A reader of `bytes` from `offset` on (the array is shared, not copied).
+    init(_ bytes: [UInt8], from offset: Int) {
+        self.bytes = bytes
+        self.offset = min(max(0, offset), bytes.count)
+    }
+
     /// The bytes not read yet.
     var remaining: Int {
         bytes.count - offset

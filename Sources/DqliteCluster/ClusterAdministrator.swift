@@ -94,7 +94,10 @@ public struct ClusterAdministrator: Sendable {
     /// - Throws: ``ClusterError`` `.invalidConfiguration` when `id` is not a member or is the leader (hand its
     ///   leadership over first, ``transfer(to:)``); `.membership` when the leader refused; `.unavailable`.
     public func remove(id: UInt64) throws(ClusterError) {
+        // A REMOVE sent before the connection broke may have been applied: on the retry, the node gone is success.
+        var sent = false
         try withLeader { leader, nodes throws(ClusterError) in
+            if sent && !nodes.contains(where: { $0.id == id }) { return }
             try Self.requireMember(id, in: nodes)
             guard id != leader.id else {
                 throw ClusterError(
@@ -102,6 +105,7 @@ public struct ClusterAdministrator: Sendable {
                     message: "node \(id) is the leader: transfer its leadership to another voter first"
                 )
             }
+            sent = true
             try request("REMOVE node \(id)") { () throws(DqliteError) in
                 try leader.connection.remove(id: id)
             }

@@ -50,6 +50,18 @@ import Testing
         }
     }
 
+    /// A long ROWS body with a FAILURE after it (4 MiB of rows) is decoded without copying the rest of the body
+    /// for each word it tries (that cost time quadratic in the body's length: hours for a large message).
+    @Test(.timeLimit(.minutes(1))) func failure_afterManyRows_decodesInLinearTime() throws {
+        let failure: [UInt8] = [8, 0, 0, 0, 0, 0, 0, 0] + Array("disk I/O error".utf8) + [0, 0]
+        let columns: [UInt8] = [1, 0, 0, 0, 0, 0, 0, 0] + Array("v".utf8) + [0, 0, 0, 0, 0, 0, 0]
+        let row: [UInt8] = [1, 0, 0, 0, 0, 0, 0, 0] + [0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48]
+        var body = columns
+        for _ in 0..<(4 << 20) / 16 { body += row }
+        body += failure
+        #expect(try DqliteResponse.decode(type: 0, body: body) == .failure(code: 8, message: "disk I/O error"))
+    }
+
     /// Checks SERVER, WELCOME, DB, STMT, RESULT and EMPTY against their layouts.
     @Test func fixedResponses_fromSpecBytes() throws {
         #expect(

@@ -170,6 +170,9 @@ try:
         stopping.set()
         for thread in threads:
             thread.join(60)
+        if any(thread.is_alive() for thread in threads):
+            # A writer still running could add outcomes while they are counted: a round that cannot be judged.
+            raise SystemExit(f"cluster-failover: round {round_number}: writers still running 60 s after the stop")
         leader.start()
 
         counts_by_node = {}

@@ -36,6 +36,9 @@ struct ClusterCommandOptions: ParsableArguments {
         guard timeoutMilliseconds > 0 else {
             throw ValidationError("--timeout-ms must be positive")
         }
+        for address in member where !DaemonConfiguration.isNodeAddress(address) {
+            throw ValidationError("--member \(address): expected <IPv4>:<port>")
+        }
     }
 
     /// The administrator for the members given, else those of the configuration.
@@ -111,6 +114,17 @@ struct ClusterAddCommand: ParsableCommand {
 
     @Option(name: .long, help: "The node's Raft address, <IPv4>:<port>.")
     var address: String
+
+    func validate() throws {
+        // As the configuration checks cluster.node_id and cluster.address: a node that could never start with
+        // these would stay in the Raft configuration, unreachable, once ADD is committed.
+        guard (1...UInt64(Int32.max)).contains(id) else {
+            throw ValidationError("--id must be from 1 to \(Int32.max)")
+        }
+        guard DaemonConfiguration.isNodeAddress(address) else {
+            throw ValidationError("--address \(address): expected <IPv4>:<port>")
+        }
+    }
 
     func run() throws {
         try options.run { (administrator) throws(ClusterError) in

@@ -65,6 +65,21 @@ import Testing
         #expect(noMember.stderr.contains("no member to ask"))
     }
 
+    /// Addresses and ids the configuration would refuse are refused before any member is asked (status 64, the
+    /// usage error): a node that could never start with them would stay in the Raft configuration once added.
+    @Test(arguments: [
+        (["add", "--id", "4", "--address", "node4:9004"], "--address node4:9004: expected <IPv4>:<port>"),
+        (["add", "--id", "4", "--address", "127.0.0.1:0"], "--address 127.0.0.1:0: expected <IPv4>:<port>"),
+        (["add", "--id", "0", "--address", "127.0.0.1:9004"], "--id must be from 1 to 2147483647"),
+        (["add", "--id", "2147483648", "--address", "127.0.0.1:9004"], "--id must be from 1 to 2147483647"),
+        (["list", "--member", "localhost:9001"], "--member localhost:9001: expected <IPv4>:<port>"),
+    ])
+    func malformedAddressOrID_isAUsageError(_ arguments: [String], _ message: String) throws {
+        let run = try Self.run(arguments)
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+
     /// On a cluster of the test's own: a fourth `sqlited` started without `--cluster-join` is added as a voter
     /// (`add`), leads after `transfer` and serves a write as the leader, then leadership goes back and it is
     /// removed (`remove`); `GET /cluster` of the other nodes follows each step.

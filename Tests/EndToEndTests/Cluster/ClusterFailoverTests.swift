@@ -4,8 +4,10 @@ import Testing
 /// The leader's process killed (SIGKILL) under writes: a cluster of its own (``SharedCluster/init()``).
 @Suite(.serialized) struct ClusterFailoverTests {
     /// Writes through a surviving node go on once the others elect a new leader; every acknowledged write is
-    /// present exactly once afterwards, read through both survivors; a write answered 503 carries `Retry-After`.
-    /// Bounded: at most 60 s of retries after the kill.
+    /// present exactly once afterwards, read through both survivors' HTTP endpoints (both read the new leader's
+    /// copy: cluster reads go to the leader; each node's own copy is checked by ClusterFailoverRoundsTests, which
+    /// hands leadership to every node in turn); a write answered 503 carries `Retry-After`. Bounded: at most 60 s
+    /// of retries after the kill.
     @Test func leaderKilled_writesResumeOnNewLeaderAndNothingAcknowledgedIsLost() throws {
         let cluster = try SharedCluster()
         let leader = try cluster.leaderID()
