@@ -129,9 +129,9 @@ final class EventLoop: @unchecked Sendable {
     /// The time for a connection's deadlines and progress stamps: while an event is served, when it was taken
     /// (one clock read per event instead of one per stamp, five per request); otherwise now.
     ///
-    /// An event's stamps are thus early by at most the time the event took to serve (a query the loop ran itself
-    /// is held to a few milliseconds), which makes a deadline counted from them that much earlier: negligible
-    /// against timeouts of seconds.
+    /// An event's stamps are thus early by at most the time the event took to serve — every request of it that the
+    /// loop answered itself, pipelined ones included, each held to a few milliseconds of SQL — which makes a
+    /// deadline counted from them that much earlier, never later: negligible against timeouts of seconds.
     var now: DispatchTime {
         eventTime ?? .now()
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SQLiteEngine
 
 /// `sqlited`: serves one SQLite database over HTTP/JSON.
@@ -25,7 +26,10 @@ struct SqlitedCommand: ParsableCommand {
 
     /// Applies the process-wide SQLite settings (before any database is opened), then runs the command.
     static func main() {
-        LibrarySettings.turnOffMemoryStatistics()
+        if !LibrarySettings.turnOffMemoryStatistics() {
+            // Only if something opened a database before main: the daemon works, each allocation just takes a lock.
+            FileHandle.standardError.write(Data("sqlited: SQLite's memory statistics could not be turned off\n".utf8))
+        }
         main(nil)
     }
 }

@@ -94,4 +94,20 @@ import Testing
             #expect(SimpleStatementBody.decode(Array(body.utf8))?.sql.utf8.elementsEqual(text.utf8) == true)
         }
     }
+
+    /// The same body bytes twice on one thread give the very same String (one storage, reused), and different
+    /// bytes a String of their own.
+    @Test func recentSQLText_sameBytes_sameString() {
+        let sql = "SELECT * FROM t WHERE id = ? AND name = ?"
+        let first = Array(sql.utf8).withUnsafeBufferPointer { RecentSQLText.text($0) }
+        let second = Array(sql.utf8).withUnsafeBufferPointer { RecentSQLText.text($0) }
+        let other = Array((sql + " ").utf8).withUnsafeBufferPointer { RecentSQLText.text($0) }
+        #expect(Self.representation(first) == Self.representation(second))
+        #expect(Self.representation(first) != Self.representation(other))
+        #expect(other == sql + " ")
+    }
+
+    static func representation(_ string: String) -> [UInt8] {
+        withUnsafeBytes(of: string) { Array($0) }
+    }
 }

@@ -80,6 +80,23 @@ import Glibc
         ]
     }()
 
+    /// The tail is taken again only for the very same field values: the same strings match, any field changed
+    /// does not.
+    @Test func requestLineTail_matchesOnlyTheSameFields() {
+        let tail = RequestLineTail()
+        let entry = Self.repeatedEntries[0]
+        #expect(!tail.matches(entry))
+        Array(" method=POST\n".utf8).withUnsafeBufferPointer { tail.remember(entry, tail: $0) }
+        #expect(tail.matches(entry))
+        #expect(tail.matches(Self.repeatedEntries[1]))  // other bytes and duration, same fields
+        for changed in Self.repeatedEntries[2...] {
+            let same =
+                changed.status == entry.status && changed.path == entry.path && changed.tokenName == entry.tokenName
+                && changed.protocolName == entry.protocolName
+            if !same { #expect(!tail.matches(changed), "\(changed.path) \(changed.status)") }
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func logRequest_repeatedFields_writesTheSameLinesAsTheGeneralPath() throws {
         let (lines, expected) = try Self.writeThroughBothPaths(Self.repeatedEntries)
         #expect(lines.joined(separator: "\n") + "\n" == expected)
