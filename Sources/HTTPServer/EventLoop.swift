@@ -1,6 +1,7 @@
 import CEventPoll
 import Dispatch
 import Glibc
+import Synchronization
 
 /// A serial Dispatch queue that runs the I/O of a set of connections, woken by one DispatchSource.
 ///
@@ -31,6 +32,9 @@ final class EventLoop: @unchecked Sendable {
     private var onClosed: (@Sendable () -> Void)?
     /// When the readiness event being served was taken, while `drain` serves it; nil otherwise.
     @exclusivity(unchecked) private var eventTime: DispatchTime?
+    /// Set once the epoll descriptor is closed (for tests: each loop's own, where counting the process's
+    /// descriptors races with other servers starting and stopping).
+    let descriptorClosed = Atomic<Bool>(false)
     /// Ready events taken per `epoll_wait`.
     private static let batchSize: Int32 = 128
 
@@ -46,6 +50,7 @@ final class EventLoop: @unchecked Sendable {
         // so closing the descriptor and reporting it never finds the loop gone.
         source.setCancelHandler { [self] in
             SystemCall.close(epollFD)
+            descriptorClosed.store(true, ordering: .releasing)
             onClosed?()
             onClosed = nil
         }

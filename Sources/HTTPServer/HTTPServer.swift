@@ -67,6 +67,11 @@ public final class HTTPServer: Sendable {
         state.withLock { $0.boundAddresses }
     }
 
+    /// The event loops (for tests).
+    var eventLoops: [EventLoop] {
+        loops.withLock { $0 }
+    }
+
     /// The number of event loops serving connections (0 before `start()`).
     public var eventLoopCount: Int {
         loops.withLock { $0.count }
