@@ -85,9 +85,3 @@ extension TestClient {
         return poll(&descriptor, 1, 0) > 0
     }
 }
-
-func descriptorTargets() -> [String] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-    return names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
-        .filter { !$0.hasPrefix("socket:") }
-}
