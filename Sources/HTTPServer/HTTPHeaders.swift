@@ -39,6 +39,14 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
     /// Whether there are no fields.
     public var isEmpty: Bool { fields.isEmpty }
 
+    /// Whether `other` shares these fields' storage (a copy of this value, neither changed since): then its fields
+    /// are these. False says nothing.
+    func hasSameStorage(as other: HTTPHeaders) -> Bool {
+        fields.withUnsafeBufferPointer { mine in
+            other.fields.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress }
+        }
+    }
+
     /// The value of the first field named `name`, or `nil`.
     public subscript(name: String) -> String? {
         fields.first { Self.namesEqual($0.name, name) }?.value

@@ -92,7 +92,7 @@ extension Connection {
     private func receiveHTTP2(_ bytes: UnsafeRawBufferPointer, session: HTTP2Session) {
         lastReadAt = loop.now
         do {
-            try session.receive(bytes)
+            try session.receive(bytes, now: lastReadAt.uptimeNanoseconds)
         } catch {
             if let flood = session.floodDetected {
                 logFlood(flood)
@@ -245,13 +245,7 @@ extension Connection {
                 body: hasContent && method != "HEAD" ? body : []
             ) { fields in
                 fields.appendDate()
-                if let serverHeader { fields.append("server", serverHeader) }
-                for (name, value) in response.headers {
-                    guard !ResponseHead.isServerOwned(name), !HTTP2Upgrade.isConnectionSpecific(name) else { continue }
-                    if serverHeader != nil && HTTPHeaders.namesEqual(name, "Server") { continue }
-                    // Lower-cased (RFC 9113 §8.2.1); dropped when not a token or when the value could split the head.
-                    fields.append(checkedName: name, value: value)
-                }
+                fields.appendFields(of: response.headers, server: serverHeader)
                 if hasContent { fields.append("content-length", decimal: body.count) }
             }
         } catch {

@@ -1,21 +1,29 @@
 /// A request stream's header section as its fields arrive: the pseudo-header fields by name, the others in order
 /// in the ``HTTPHeaders`` the request will carry (not copied again when the request is built).
-struct HTTP2RequestHead {
-    var method: String?
-    var path: String?
-    var authority: String?
-    var scheme: String?
+///
+/// A class: a head passes from the stream to its event to the request, and a remembered one
+/// (``RecentHeaderBlock``) to every stream that repeats its block, each a reference, not a copy of seven fields.
+/// Built on its session's event loop while the stream's header block arrives; not changed once finished.
+final class HTTP2RequestHead {
+    private(set) var method: String?
+    private(set) var path: String?
+    private(set) var authority: String?
+    private(set) var scheme: String?
     /// The first `host` field.
-    var host: String?
-    var headers: HTTPHeaders
+    private(set) var host: String?
+    private(set) var headers: HTTPHeaders
+    /// Which header block of its session this head was built from, when the session remembered that block
+    /// (``RecentHeaderBlock``): two heads of one session with the same nonzero serial came from the same bytes, so
+    /// what was checked and decoded from one holds for the other. Zero: not remembered.
+    var serial: UInt64 = 0
 
-    /// An empty head with room for a client's usual few fields.
+    /// An empty head (allocating nothing: a head taken whole from a remembered block replaces it).
     init() {
-        headers = HTTPHeaders(capacity: 8)
+        headers = HTTPHeaders()
     }
 
     /// A head from fields in the order they arrived (tests, fuzzing), finished.
-    init(_ fields: [(name: String, value: String)]) {
+    convenience init(_ fields: [(name: String, value: String)]) {
         self.init()
         for field in fields {
             if let pseudo = PseudoField(field.name) {
@@ -46,7 +54,7 @@ struct HTTP2RequestHead {
 
     /// Takes a pseudo-header field. libnghttp2 passes each at most once, before the other fields, and none unknown
     /// (RFC 9113 §8.3); a repeated one here would replace the earlier value.
-    mutating func set(_ field: PseudoField, _ value: String) {
+    func set(_ field: PseudoField, _ value: String) {
         switch field {
         case .method: method = value
         case .path: path = value
@@ -57,14 +65,16 @@ struct HTTP2RequestHead {
     }
 
     /// Takes a field that is not a pseudo-header field (names in lower case, as libnghttp2 passes them).
-    mutating func add(name: String, value: String) {
+    func add(name: String, value: String) {
         if host == nil && name.utf8.count == 4 && name == "host" { host = value }
+        // Room for a client's usual few fields at once.
+        if headers.isEmpty { headers = HTTPHeaders(capacity: 8) }
         headers.add(name: name, value: value)
     }
 
     /// Once every field has arrived: `:authority` stands in for `Host` (RFC 9113 §8.3.1) when the client sent no
     /// `host` field (its syntax is checked when the request is built).
-    mutating func finish() {
+    func finish() {
         if host == nil, let authority { headers.add(name: "host", value: authority) }
     }
 

@@ -12,6 +12,10 @@ final class HTTP2ResponseFields: ByteOutput {
     private var spans: [(start: Int, name: Int, value: Int)] = []
     private var nameValues: [nghttp2_nv] = []
     private var checked = CheckedFields()
+    /// The server's and the handler's fields of the last response that went through ``appendFields(of:server:)``,
+    /// as appended (bytes, and spans from their start). `headers` is held, so its storage cannot be reused by other
+    /// fields while it is remembered.
+    private var recentFields: (headers: HTTPHeaders, server: String?, bytes: [UInt8], spans: [(Int, Int, Int)])?
 
     init() {
         byteCapacity = 256
@@ -108,6 +112,36 @@ final class HTTP2ResponseFields: ByteOutput {
         output.appendUTF8(value)
         spans.append((start, nameLength, byteCount - start - nameLength))
         return true
+    }
+
+    /// Appends `server` (when set: the server's own value, checked) and then the handler's `headers`, less those the
+    /// server owns (framing, `Date`), the connection-specific ones HTTP/2 forbids, and the handler's `Server` when
+    /// the server sends its own; names lower-cased (RFC 9113 §8.2.1), a field that is not a valid name and value
+    /// dropped. A handler usually answers with one shared set of fields: when `headers` shares the storage of the
+    /// last response's and `server` has the same bytes, the bytes appended then are appended again.
+    func appendFields(of headers: HTTPHeaders, server: String?) {
+        if let recent = recentFields, recent.headers.hasSameStorage(as: headers),
+            recent.server == nil ? server == nil : server.map(recent.server!.hasSameBytes) ?? false
+        {
+            let base = byteCount
+            recent.bytes.withUnsafeBufferPointer { appendBytes($0) }
+            for span in recent.spans { spans.append((base + span.0, span.1, span.2)) }
+            return
+        }
+        let startByte = byteCount
+        let startSpan = spans.count
+        if let server { append("server", server) }
+        for (name, value) in headers {
+            guard !ResponseHead.isServerOwned(name), !HTTP2Upgrade.isConnectionSpecific(name) else { continue }
+            if server != nil && HTTPHeaders.namesEqual(name, "Server") { continue }
+            append(checkedName: name, value: value)
+        }
+        recentFields = (
+            headers,
+            server,
+            Array(UnsafeBufferPointer(start: bytes + startByte, count: byteCount - startByte)),
+            spans[startSpan...].map { ($0.start - startByte, $0.name, $0.value) }
+        )
     }
 
     /// Number of fields, `:status` included.

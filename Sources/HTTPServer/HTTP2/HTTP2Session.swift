@@ -12,7 +12,7 @@ import Glibc
 /// stalled bodies (408), and the flood budgets (GOAWAY `ENHANCE_YOUR_CALM`).
 final class HTTP2Session {
     /// What `receive` found, in order.
-    enum Event: Sendable {
+    enum Event {
         /// A request stream whose header fields and body have all arrived: `head` has the pseudo-header fields
         /// (`:method`, `:path`, …) and the others in arrival order; `trailers` from a HEADERS frame after the body, kept apart (as the
         /// HTTP/1.1 parser keeps a chunked body's trailer section), never merged into `headers`.
@@ -32,7 +32,8 @@ final class HTTP2Session {
     /// A request stream still being received. A class: its header list and body grow in place (a struct taken out
     /// of the dictionary, changed and put back copied the whole body for every DATA frame).
     private final class IncomingStream {
-        var head = HTTP2RequestHead()
+        /// Made when the first field is taken one by one (a block taken whole takes its head from the session's recent block).
+        lazy var head = HTTP2RequestHead()
         var trailers: [(name: String, value: String)] = []
         /// Fields received, trailers included.
         var fieldCount = 0
@@ -49,9 +50,21 @@ final class HTTP2Session {
         private(set) var isRejected = false
         var rejectionSent = false
         var lastActivity: UInt64
+        /// While the header block's fields are, one for one, those of the session's recent block: how many have
+        /// arrived (nothing is built for them). -1 once the block has departed from it: its fields are then taken
+        /// one by one, and held in `fields`.
+        var matched = 0
+        /// The buffers of the fields taken one by one, held, for the session to remember the block by.
+        var fields: [HeaderFieldBuffers] = []
+        /// Whether the request's header block has ended (a later HEADERS frame carries trailers).
+        var headComplete = false
 
         init(lastActivity: UInt64) {
             self.lastActivity = lastActivity
+        }
+
+        deinit {
+            for field in fields { field.release() }
         }
     }
 
@@ -68,10 +81,17 @@ final class HTTP2Session {
     private var pendingBodies = StreamTable<ArraySlice<UInt8>>()
     /// The strings of the last request's header values, reused when the next request sends the same.
     private var values = RecentLines<String>()
+    /// The last request header block taken whole and within the limits; a block of the very same field buffers
+    /// takes its head.
+    private var recentBlock: RecentHeaderBlock?
+    /// The serial of the last head remembered (``HTTP2RequestHead/serial``).
+    private var blockSerial: UInt64 = 0
     /// The header block of the response being submitted, reused.
     private let responseFields = HTTP2ResponseFields()
     private var controlFrames: FloodBudget
     private var resets: FloodBudget
+    /// When the bytes being received arrived (uptime nanoseconds).
+    private var receivedAt: UInt64 = 0
     /// Events since the last `receive`.
     private(set) var events: [Event] = []
     /// Requests handed over since the session began.
@@ -135,11 +155,16 @@ final class HTTP2Session {
 
     // MARK: - Receiving
 
-    /// Feeds bytes received from the socket; afterwards `events` holds what they completed.
+    /// Feeds bytes received from the socket at `now` (uptime nanoseconds: the streams' last activity); afterwards
+    /// `events` holds what they completed.
     ///
     /// - Throws: ``ProtocolError`` when the session cannot go on; a GOAWAY may be queued for `takeOutput`.
-    func receive(_ bytes: UnsafeRawBufferPointer) throws(ProtocolError) {
+    func receive(
+        _ bytes: UnsafeRawBufferPointer,
+        now: UInt64 = DispatchTime.now().uptimeNanoseconds
+    ) throws(ProtocolError) {
         events.removeAll(keepingCapacity: true)
+        receivedAt = now
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let result = nghttp2_session_mem_recv(session, base, bytes.count)
         if result < 0 {
@@ -163,7 +188,7 @@ final class HTTP2Session {
             guard let frame, let session = HTTP2Session.from(user) else { return 0 }
             let streamID = frame.pointee.hd.stream_id
             if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
-                let stream = IncomingStream(lastActivity: DispatchTime.now().uptimeNanoseconds)
+                let stream = IncomingStream(lastActivity: session.receivedAt)
                 session.incoming[streamID] = stream
                 session.receivingHeaders = (streamID, stream)
             } else {
@@ -171,21 +196,12 @@ final class HTTP2Session {
             }
             return 0
         }
-        nghttp2_session_callbacks_set_on_header_callback(callbacks) {
-            _,
-            frame,
-            name,
-            nameLength,
-            value,
-            valueLength,
-            _,
-            user in
+        nghttp2_session_callbacks_set_on_header_callback2(callbacks) { _, frame, name, value, _, user in
             guard let frame, let name, let value, let session = HTTP2Session.from(user) else { return 0 }
             session.header(
                 streamID: frame.pointee.hd.stream_id,
                 isTrailer: frame.pointee.headers.cat == NGHTTP2_HCAT_HEADERS,
-                name: UnsafeBufferPointer(start: name, count: nameLength),
-                value: UnsafeBufferPointer(start: value, count: valueLength)
+                HeaderFieldBuffers(name: name, value: value)
             )
             return 0
         }
@@ -209,12 +225,7 @@ final class HTTP2Session {
         }
     }
 
-    private func header(
-        streamID: Int32,
-        isTrailer: Bool,
-        name: UnsafeBufferPointer<UInt8>,
-        value: UnsafeBufferPointer<UInt8>
-    ) {
+    private func header(streamID: Int32, isTrailer: Bool, _ field: HeaderFieldBuffers) {
         let stream: IncomingStream
         if let receiving = receivingHeaders, receiving.streamID == streamID {
             stream = receiving.stream
@@ -224,6 +235,77 @@ final class HTTP2Session {
             return
         }
         guard !stream.isRejected else { return }
+        if isTrailer {
+            accept(name: field.nameBytes, value: field.valueBytes, isTrailer: true, into: stream)
+            return
+        }
+        if stream.matched >= 0 {
+            if let recent = recentBlock, stream.matched < recent.fields.count,
+                recent.fields[stream.matched].hasSameBytes(as: field)
+            {
+                stream.matched += 1
+                return
+            }
+            departFromRecentBlock(stream)
+            guard !stream.isRejected else { return }
+        }
+        field.retain()
+        stream.fields.append(field)
+        accept(name: field.nameBytes, value: field.valueBytes, isTrailer: false, into: stream)
+    }
+
+    /// Takes the fields that matched the recent block so far one by one, as if they had not matched; the block's
+    /// next fields are taken one by one too.
+    private func departFromRecentBlock(_ stream: IncomingStream) {
+        let matched = stream.matched
+        stream.matched = -1
+        guard matched > 0, let recent = recentBlock else { return }
+        for field in recent.fields[..<matched] where !stream.isRejected {
+            field.retain()
+            stream.fields.append(field)
+            accept(name: field.nameBytes, value: field.valueBytes, isTrailer: false, into: stream)
+        }
+    }
+
+    /// The end of a stream's request header block: a block of the recent block's very fields takes its head;
+    /// another one, received within the limits, becomes the recent block.
+    private func headerBlockEnded(_ stream: IncomingStream) {
+        stream.headComplete = true
+        guard !stream.isRejected else { return }
+        if stream.matched >= 0 {
+            if let recent = recentBlock, stream.matched > 0, stream.matched == recent.fields.count {
+                stream.matched = -1
+                stream.head = recent.head
+                stream.fieldCount = recent.fields.count
+                stream.headerListSize = recent.headerListSize
+                stream.declaredLength = recent.declaredLength
+                stream.sawContentLength = recent.sawContentLength
+                return
+            }
+            departFromRecentBlock(stream)
+            guard !stream.isRejected else { return }
+        }
+        stream.head.finish()
+        blockSerial += 1
+        stream.head.serial = blockSerial
+        recentBlock = RecentHeaderBlock(
+            fields: stream.fields,
+            head: stream.head,
+            headerListSize: stream.headerListSize,
+            declaredLength: stream.declaredLength,
+            sawContentLength: stream.sawContentLength
+        )
+        stream.fields = []
+    }
+
+    /// Takes one field of a header block: counted against the limits, then a pseudo-header field into the head,
+    /// another into its headers (or the trailers).
+    private func accept(
+        name: UnsafeBufferPointer<UInt8>,
+        value: UnsafeBufferPointer<UInt8>,
+        isTrailer: Bool,
+        into stream: IncomingStream
+    ) {
         // RFC 9113 §6.5.2: a field's size is its name's and value's lengths plus 32.
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > limits.maxHeadSize {
@@ -289,7 +371,7 @@ final class HTTP2Session {
 
     private func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
         guard let stream = incoming[streamID] else { return }
-        stream.lastActivity = DispatchTime.now().uptimeNanoseconds
+        stream.lastActivity = receivedAt
         if !stream.isRejected {
             if stream.body.count + bytes.count > limits.maxBodySize {
                 stream.rejection = .payloadTooLarge(limit: limits.maxBodySize)
@@ -307,11 +389,12 @@ final class HTTP2Session {
         switch UInt32(header.type) {
         case NGHTTP2_HEADERS.rawValue:
             if receivingHeaders?.streamID == header.stream_id { receivingHeaders = nil }
-            if let stream = incoming[header.stream_id], !stream.isRejected,
-                let length = stream.declaredLength, length > limits.maxBodySize
-            {
-                // Refused from the announced length, before any of the body.
-                stream.rejection = .payloadTooLarge(limit: limits.maxBodySize)
+            if let stream = incoming[header.stream_id] {
+                if !stream.headComplete { headerBlockEnded(stream) }
+                if !stream.isRejected, let length = stream.declaredLength, length > limits.maxBodySize {
+                    // Refused from the announced length, before any of the body.
+                    stream.rejection = .payloadTooLarge(limit: limits.maxBodySize)
+                }
             }
             emitRejection(header.stream_id)
             if endStream { complete(header.stream_id) }
@@ -342,8 +425,9 @@ final class HTTP2Session {
     }
 
     private func complete(_ streamID: Int32) {
-        guard let stream = incoming.removeValue(forKey: streamID), !stream.isRejected else { return }
-        stream.head.finish()
+        guard let stream = incoming.removeValue(forKey: streamID) else { return }
+        if !stream.headComplete { headerBlockEnded(stream) }
+        guard !stream.isRejected else { return }
         answering.insert(streamID)
         requestCount += 1
         // Work asked for earns room for the control frames that go with it (window updates, a PING).

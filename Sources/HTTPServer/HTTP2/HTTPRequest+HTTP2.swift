@@ -30,6 +30,24 @@ extension HTTPRequest {
         remoteAddress: String?,
         memo: inout HTTP2RequestMemo
     ) throws(RequestParser.Rejection) -> HTTPRequest {
+        if head.serial != 0, let known = memo.request, known.serial == head.serial {
+            var request = known.request
+            request.body = body
+            return request
+        }
+        var request = try newRequest(head: head, limits: limits, remoteAddress: remoteAddress, memo: &memo)
+        if head.serial != 0 { memo.request = (head.serial, request) }
+        request.body = body
+        return request
+    }
+
+    /// The request of `head`, checked and decoded, without a body.
+    private static func newRequest(
+        head: HTTP2RequestHead,
+        limits: HTTPLimits,
+        remoteAddress: String?,
+        memo: inout HTTP2RequestMemo
+    ) throws(RequestParser.Rejection) -> HTTPRequest {
         guard let method = head.method, !method.isEmpty, method.utf8.allSatisfy(ASCII.isTokenCharacter) else {
             throw .badRequest("invalid :method")
         }
@@ -83,7 +101,6 @@ extension HTTPRequest {
             }
         }
         request.headers = head.headers
-        request.body = body
         request.keepAlive = true
         return request
     }
