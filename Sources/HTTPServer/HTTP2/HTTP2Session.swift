@@ -50,10 +50,6 @@ final class HTTP2Session {
         private(set) var isRejected = false
         var rejectionSent = false
         var lastActivity: UInt64
-        /// While the header block's fields are, one for one, those of the session's recent block: how many have
-        /// arrived (nothing is built for them). -1 once the block has departed from it: its fields are then taken
-        /// one by one, and held in `fields`.
-        var matched = 0
         /// The buffers of the fields taken one by one, held, for the session to remember the block by.
         var fields: [HeaderFieldBuffers] = []
         /// Whether the request's header block has ended (a later HEADERS frame carries trailers).
@@ -69,6 +65,8 @@ final class HTTP2Session {
     }
 
     private var session: OpaquePointer?
+    /// The session's memory; outlives it (see `deinit`).
+    private let allocator = HTTP2Allocator()
     private let limits: HTTPLimits
     private var incoming = StreamTable<IncomingStream>()
     /// The stream whose header block is being received: libnghttp2 delivers a block's fields one after the other,
@@ -83,7 +81,16 @@ final class HTTP2Session {
     private var values = RecentLines<String>()
     /// The last request header block taken whole and within the limits; a block of the very same field buffers
     /// takes its head.
-    private var recentBlock: RecentHeaderBlock?
+    private var recentBlock: RecentHeaderBlock? {
+        didSet { recentFields = recentBlock?.fields ?? [] }
+    }
+    /// `recentBlock`'s fields, read per field without retaining the block.
+    private var recentFields: [HeaderFieldBuffers] = []
+    /// The stream whose request header block is being received while its fields are, one for one, those of the
+    /// recent block (0: none): nothing is built for them, `matchedFields` counts them. Header blocks are never
+    /// interleaved (RFC 9113 §4.3), so one counter serves.
+    private var matchingStreamID: Int32 = 0
+    private var matchedFields = 0
     /// The serial of the last head remembered (``HTTP2RequestHead/serial``).
     private var blockSerial: UInt64 = 0
     /// The header block of the response being submitted, reused.
@@ -114,8 +121,15 @@ final class HTTP2Session {
         // A header block of the largest allowed head fits in a HEADERS frame and a few CONTINUATIONs; an endless
         // run of them (CVE-2024-28182) ends the session.
         nghttp2_option_set_max_continuations(options, 16)
+        var memory = allocator.nghttp2Memory
         precondition(
-            nghttp2_session_server_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), options) == 0,
+            nghttp2_session_server_new3(
+                &session,
+                callbacks,
+                Unmanaged.passUnretained(self).toOpaque(),
+                options,
+                &memory
+            ) == 0,
             "nghttp2: out of memory"
         )
         let window = UInt32(clamping: min(max(limits.http2.initialWindowSize, 0), Int(Int32.max)))
@@ -147,7 +161,14 @@ final class HTTP2Session {
         requestCount += 1
     }
 
-    deinit { nghttp2_session_del(session) }
+    deinit {
+        // The buffers held past their callbacks go back to the allocator, then the session; the allocator, a stored
+        // property, goes last.
+        recentBlock = nil
+        receivingHeaders = nil
+        incoming = StreamTable()
+        nghttp2_session_del(session)
+    }
 
     private static func from(_ user: UnsafeMutableRawPointer?) -> HTTP2Session? {
         user.map { Unmanaged<HTTP2Session>.fromOpaque($0).takeUnretainedValue() }
@@ -191,6 +212,8 @@ final class HTTP2Session {
                 let stream = IncomingStream(lastActivity: session.receivedAt)
                 session.incoming[streamID] = stream
                 session.receivingHeaders = (streamID, stream)
+                session.matchingStreamID = streamID
+                session.matchedFields = 0
             } else {
                 session.receivingHeaders = session.incoming[streamID].map { (streamID, $0) }
             }
@@ -218,6 +241,7 @@ final class HTTP2Session {
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, user in
             guard let session = HTTP2Session.from(user) else { return 0 }
             if session.receivingHeaders?.streamID == streamID { session.receivingHeaders = nil }
+            if session.matchingStreamID == streamID { session.matchingStreamID = 0 }
             session.incoming[streamID] = nil
             session.pendingBodies[streamID] = nil
             session.answering.remove(streamID)
@@ -226,6 +250,12 @@ final class HTTP2Session {
     }
 
     private func header(streamID: Int32, isTrailer: Bool, _ field: HeaderFieldBuffers) {
+        if streamID == matchingStreamID && !isTrailer && matchedFields < recentFields.count
+            && recentFields[matchedFields].hasSameBytes(as: field)
+        {
+            matchedFields += 1
+            return
+        }
         let stream: IncomingStream
         if let receiving = receivingHeaders, receiving.streamID == streamID {
             stream = receiving.stream
@@ -239,13 +269,7 @@ final class HTTP2Session {
             accept(name: field.nameBytes, value: field.valueBytes, isTrailer: true, into: stream)
             return
         }
-        if stream.matched >= 0 {
-            if let recent = recentBlock, stream.matched < recent.fields.count,
-                recent.fields[stream.matched].hasSameBytes(as: field)
-            {
-                stream.matched += 1
-                return
-            }
+        if streamID == matchingStreamID {
             departFromRecentBlock(stream)
             guard !stream.isRejected else { return }
         }
@@ -257,10 +281,9 @@ final class HTTP2Session {
     /// Takes the fields that matched the recent block so far one by one, as if they had not matched; the block's
     /// next fields are taken one by one too.
     private func departFromRecentBlock(_ stream: IncomingStream) {
-        let matched = stream.matched
-        stream.matched = -1
-        guard matched > 0, let recent = recentBlock else { return }
-        for field in recent.fields[..<matched] where !stream.isRejected {
+        let matched = matchedFields
+        matchingStreamID = 0
+        for field in recentFields[..<matched] where !stream.isRejected {
             field.retain()
             stream.fields.append(field)
             accept(name: field.nameBytes, value: field.valueBytes, isTrailer: false, into: stream)
@@ -269,12 +292,15 @@ final class HTTP2Session {
 
     /// The end of a stream's request header block: a block of the recent block's very fields takes its head;
     /// another one, received within the limits, becomes the recent block.
-    private func headerBlockEnded(_ stream: IncomingStream) {
+    private func headerBlockEnded(_ stream: IncomingStream, streamID: Int32) {
         stream.headComplete = true
-        guard !stream.isRejected else { return }
-        if stream.matched >= 0 {
-            if let recent = recentBlock, stream.matched > 0, stream.matched == recent.fields.count {
-                stream.matched = -1
+        guard !stream.isRejected else {
+            if streamID == matchingStreamID { matchingStreamID = 0 }
+            return
+        }
+        if streamID == matchingStreamID {
+            if let recent = recentBlock, matchedFields > 0, matchedFields == recentFields.count {
+                matchingStreamID = 0
                 stream.head = recent.head
                 stream.fieldCount = recent.fields.count
                 stream.headerListSize = recent.headerListSize
@@ -390,7 +416,7 @@ final class HTTP2Session {
         case NGHTTP2_HEADERS.rawValue:
             if receivingHeaders?.streamID == header.stream_id { receivingHeaders = nil }
             if let stream = incoming[header.stream_id] {
-                if !stream.headComplete { headerBlockEnded(stream) }
+                if !stream.headComplete { headerBlockEnded(stream, streamID: header.stream_id) }
                 if !stream.isRejected, let length = stream.declaredLength, length > limits.maxBodySize {
                     // Refused from the announced length, before any of the body.
                     stream.rejection = .payloadTooLarge(limit: limits.maxBodySize)
@@ -426,7 +452,7 @@ final class HTTP2Session {
 
     private func complete(_ streamID: Int32) {
         guard let stream = incoming.removeValue(forKey: streamID) else { return }
-        if !stream.headComplete { headerBlockEnded(stream) }
+        if !stream.headComplete { headerBlockEnded(stream, streamID: streamID) }
         guard !stream.isRejected else { return }
         answering.insert(streamID)
         requestCount += 1
