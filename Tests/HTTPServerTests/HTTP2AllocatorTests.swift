@@ -38,6 +38,17 @@ import Testing
         #expect(allocator.cachedBlocks == HTTP2Allocator.cachedPerClass)
     }
 
+    @Test func anAllocatorKeepingNothingFreesEveryBlock() throws {
+        let allocator = HTTP2Allocator(cachedPerClass: 0)
+        let first = try #require(allocator.allocate(100))
+        allocator.free(first)
+        #expect(allocator.cachedBlocks == 0)
+        let second = try #require(allocator.allocateZeroed(1, 100))
+        #expect(UnsafeRawBufferPointer(start: second, count: 100).allSatisfy { $0 == 0 })
+        allocator.free(second)
+        #expect(allocator.cachedBlocks == 0)
+    }
+
     @Test func callocZeroesAReusedBlock() throws {
         let allocator = HTTP2Allocator()
         let block = try #require(allocator.allocate(64))

@@ -27,7 +27,7 @@ import Testing
         }
     }
 
-    /// The hand-written attacks end as they must after the preface.
+    /// The hand-written inputs end as they must after the preface.
     @Test func handwrittenAttacks_areCaught() throws {
         func outcome(_ name: String) throws -> String {
             let directory = try #require(Bundle.module.url(forResource: "HTTP2Regressions", withExtension: nil))
@@ -39,5 +39,13 @@ import Testing
         #expect(try outcome("handwritten-continuation-flood").contains("flood(CONTINUATION frames)"))
         #expect(try outcome("handwritten-big-header").contains("reject(1 431)"))
         #expect(try outcome("handwritten-body-past-limit").contains("reject(1 413)"))
+        // Blocks repeated (whole), changed (a literal :path), with a body and trailers, cut short, and repeated again:
+        // each stream gets its own target, however the bytes are split.
+        #expect(
+            try outcome("handwritten-repeated-header-blocks").hasPrefix(
+                "preface: request(1 POST /q body=0) request(3 POST /q body=0) request(5 POST /r body=0) "
+                    + "request(7 POST /r body=2) request(9 POST /r body=0) request(11 POST /r body=0) → open"
+            )
+        )
     }
 }

@@ -5,7 +5,8 @@ import Glibc
 /// request — the stream, its outbound frames, the copy of the response's fields, the buffers of literal header
 /// fields — and frees them when the stream closes; kept here on a free list per size class, they are handed out
 /// again without a `malloc` and a `free` each. Bounded: at most ``cachedPerClass`` blocks a class are kept, the
-/// rest is freed, and a block larger than the largest class comes from `malloc` and goes back to `free`.
+/// rest is freed, and a block larger than the largest class comes from `malloc` and goes back to `free`. The fuzz
+/// target keeps none, so that AddressSanitizer sees every block freed.
 ///
 /// Not thread-safe: its session's event loop uses it. It must outlive the session and every buffer the session
 /// handed out that is still held (an `nghttp2_rcbuf` kept past a callback frees itself through this allocator).
@@ -16,12 +17,15 @@ final class HTTP2Allocator {
     static let cachedPerClass = 32
 
     /// The free lists, in raw memory that libnghttp2's callbacks reach without reference counting: per class, the
-    /// first free block (each free block holds the address of the next), then per class the number of free blocks.
+    /// first free block (each free block holds the address of the next), then per class the number of free blocks,
+    /// then the most a class keeps.
     private let state: UnsafeMutableRawPointer
 
-    init() {
-        state = .allocate(byteCount: 2 * Self.classCount * 8, alignment: 8)
+    /// An allocator keeping at most `cachedPerClass` free blocks a class (0: none, every block is freed).
+    init(cachedPerClass: Int = HTTP2Allocator.cachedPerClass) {
+        state = .allocate(byteCount: (2 * Self.classCount + 1) * 8, alignment: 8)
         state.initializeMemory(as: Int.self, repeating: 0, count: 2 * Self.classCount)
+        state.storeBytes(of: max(cachedPerClass, 0), toByteOffset: 2 * Self.classCount * 8, as: Int.self)
     }
 
     deinit {
@@ -94,7 +98,7 @@ final class HTTP2Allocator {
     private static func free(_ block: UnsafeMutableRawPointer?, _ state: UnsafeMutableRawPointer) {
         guard let block else { return }
         let index = (block - headerSize).load(as: Int.self)
-        guard index >= 0, count(state, index) < cachedPerClass else {
+        guard index >= 0, count(state, index) < state.load(fromByteOffset: 2 * classCount * 8, as: Int.self) else {
             Glibc.free(block - headerSize)
             return
         }

@@ -48,7 +48,7 @@ public enum HTTP2Fuzzing {
         limits.http2.controlFrameRate = 0
         limits.http2.resetBurst = 8
         limits.http2.resetRate = 0
-        let session = HTTP2Session(limits: limits)
+        let session = HTTP2Session(limits: limits, cachesMemory: false)
         var events: [String] = []
         var answers: [(Int32, Int)] = []
         // Carried across the session's requests as a connection carries it.
@@ -77,7 +77,9 @@ public enum HTTP2Fuzzing {
                         remoteAddress: nil,
                         memo: &memo
                     )
-                    events.append("request(\(streamID) \(request?.method ?? "-") body=\(body.count))")
+                    events.append(
+                        "request(\(streamID) \(request?.method ?? "-") \(request?.target ?? "-") body=\(body.count))"
+                    )
                     answers.append((streamID, request == nil ? 400 : 200))
                 case .reject(let streamID, let rejection):
                     events.append("reject(\(streamID) \(rejection.status.code))")

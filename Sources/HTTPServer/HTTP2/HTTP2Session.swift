@@ -66,7 +66,7 @@ final class HTTP2Session {
 
     private var session: OpaquePointer?
     /// The session's memory; outlives it (see `deinit`).
-    private let allocator = HTTP2Allocator()
+    private let allocator: HTTP2Allocator
     private let limits: HTTPLimits
     private var incoming = StreamTable<IncomingStream>()
     /// The stream whose header block is being received: libnghttp2 delivers a block's fields one after the other,
@@ -107,8 +107,12 @@ final class HTTP2Session {
     private(set) var floodDetected: String?
 
     /// A server session that has queued its SETTINGS frame (sent with the first `takeOutput`).
-    init(limits: HTTPLimits) {
+    ///
+    /// `cachesMemory` false: libnghttp2's blocks are freed, never kept for reuse (the fuzz target, for
+    /// AddressSanitizer).
+    init(limits: HTTPLimits, cachesMemory: Bool = true) {
         self.limits = limits
+        allocator = HTTP2Allocator(cachedPerClass: cachesMemory ? HTTP2Allocator.cachedPerClass : 0)
         controlFrames = FloodBudget(burst: limits.http2.controlFrameBurst, rate: limits.http2.controlFrameRate)
         resets = FloodBudget(burst: limits.http2.resetBurst, rate: limits.http2.resetRate)
         var callbacks: OpaquePointer?
