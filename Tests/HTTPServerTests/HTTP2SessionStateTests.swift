@@ -12,6 +12,13 @@ import Testing
         for id in 0..<count { table[Int32(id * 2 + 1)] = "stream \(id * 2 + 1)" }
         #expect(table.count == count)
         for id in 0..<count { #expect(table[Int32(id * 2 + 1)] == "stream \(id * 2 + 1)") }
+        // Iteration visits each entry once, dictionary and all.
+        var seen: [Int32: String] = [:]
+        for (id, value) in table {
+            #expect(seen[id] == nil)
+            seen[id] = value
+        }
+        #expect(seen.count == count && seen[5] == "stream 5")
         #expect(table[2] == nil)
         table[3] = "replaced"
         #expect(table[3] == "replaced")
@@ -27,7 +34,7 @@ import Testing
         table[7] = "seven"
         table[9] = "nine"
         table[7] = nil
-        #expect(table.entries.map(\.id) == [9])
+        #expect(table.map(\.id) == [9] && table.map(\.value) == ["nine"])
         #expect(table[9] == "nine")
     }
 

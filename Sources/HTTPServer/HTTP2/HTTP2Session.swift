@@ -502,14 +502,18 @@ final class HTTP2Session {
     /// When the request stream that has waited longest for its next bytes last received some (uptime
     /// nanoseconds); nil when no request is arriving.
     var oldestIncomingActivity: UInt64? {
-        incoming.entries.lazy.filter { !$0.value.isRejected }.map(\.value.lastActivity).min()
+        var oldest: UInt64?
+        for (_, stream) in incoming where !stream.isRejected {
+            oldest = min(oldest ?? stream.lastActivity, stream.lastActivity)
+        }
+        return oldest
     }
 
     /// Streams still receiving their request whose last DATA (or HEADERS) arrived before `deadline`; each is
     /// marked rejected, so it is reported once.
     func stalledStreams(before deadline: UInt64) -> [Int32] {
         var stalled: [Int32] = []
-        for (streamID, stream) in incoming.entries where !stream.isRejected && stream.lastActivity < deadline {
+        for (streamID, stream) in incoming where !stream.isRejected && stream.lastActivity < deadline {
             stalled.append(streamID)
         }
         for streamID in stalled {

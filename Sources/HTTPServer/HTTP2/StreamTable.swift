@@ -49,11 +49,31 @@ struct StreamTable<Value> {
     var isEmpty: Bool { usesDictionary ? many.isEmpty : few.isEmpty }
 
     var count: Int { usesDictionary ? many.count : few.count }
+}
 
-    /// Every entry (in no particular order).
-    var entries: [(id: Int32, value: Value)] {
-        usesDictionary ? many.map { ($0.key, $0.value) } : few
+/// Every entry, in no particular order, without copying the table (the session's timer looks for the oldest stream
+/// after every read; an array of the entries built per call cost an allocation once past `linearLimit`).
+extension StreamTable: Sequence {
+    struct Iterator: IteratorProtocol {
+        fileprivate var few: IndexingIterator<[(id: Int32, value: Value)]>
+        fileprivate var many: Dictionary<Int32, Value>.Iterator?
+
+        mutating func next() -> (id: Int32, value: Value)? {
+            if many != nil {
+                guard let (id, value) = many?.next() else { return nil }
+                return (id, value)
+            }
+            return few.next()
+        }
     }
+
+    func makeIterator() -> Iterator {
+        usesDictionary
+            ? Iterator(few: [].makeIterator(), many: many.makeIterator())
+            : Iterator(few: few.makeIterator(), many: nil)
+    }
+
+    var underestimatedCount: Int { count }
 }
 
 extension StreamTable where Value == Void {
@@ -65,5 +85,5 @@ extension StreamTable where Value == Void {
     mutating func remove(_ id: Int32) { self[id] = nil }
 
     /// The ids, for tests and diagnostics.
-    var ids: Set<Int32> { Set(entries.map(\.id)) }
+    var ids: Set<Int32> { Set(lazy.map(\.id)) }
 }
