@@ -34,23 +34,22 @@ public struct RequestDecoder: Sendable {
 
     /// `decodeQuery` without its one-pass path for the common body (the tests compare the two).
     func decodeQueryInGeneral(_ body: [UInt8]) throws(APIError) -> QueryRequest {
-        let object = try topLevelObject(body)
-        try Self.checkKeys(of: object, allowed: Self.statementBodyKeys, context: nil)
-        return QueryRequest(
-            statement: try Self.decodeStatement(object, context: nil),
-            options: try Self.decodeOptions(object)
-        )
+        let (statement, options) = try decodeStatementBody(body)
+        return QueryRequest(statement: statement, options: options)
     }
 
     /// Decodes a `POST /update` body: a statement object plus options.
     public func decodeUpdate(_ body: [UInt8]) throws(APIError) -> UpdateRequest {
         if let statement = SimpleStatementBody.decode(body) { return UpdateRequest(statement: statement) }
+        let (statement, options) = try decodeStatementBody(body)
+        return UpdateRequest(statement: statement, options: options)
+    }
+
+    /// The statement and options of a `/query` or `/update` body, by the general path (every key checked).
+    private func decodeStatementBody(_ body: [UInt8]) throws(APIError) -> (StatementRequest, RequestOptions) {
         let object = try topLevelObject(body)
         try Self.checkKeys(of: object, allowed: Self.statementBodyKeys, context: nil)
-        return UpdateRequest(
-            statement: try Self.decodeStatement(object, context: nil),
-            options: try Self.decodeOptions(object)
-        )
+        return (try Self.decodeStatement(object, context: nil), try Self.decodeOptions(object))
     }
 
     /// Decodes a `POST /batch` body: `statements` or `script`, `continue_on_error`, options.
