@@ -6,6 +6,7 @@
 #   h2load h2c  -c 8  -m 8      8 connections, 8 concurrent streams each (64 in flight, as the HTTP/1.1 rows)
 #   h2load h2c  -c 8  -m 32     8 connections, 32 concurrent streams each
 #   h2load --h1 -c 64           HTTP/1.1, 64 connections
+#   h2load --h1 -c 256          HTTP/1.1, 256 connections (as many requests in flight as -c 8 -m 32)
 #   wrk -t1 -c64                HTTP/1.1, 64 connections (the tool of the other benchmarks)
 # BENCH_RUNS rounds (default 3), every row once per round, medians. p99 comes from h2load's per-request log (--log-file) and from
 # wrk --latency.
@@ -54,6 +55,7 @@ LABELS=(
     "h2load, h2c, -c 8 -m 8 (64 in flight)"
     "h2load, h2c, -c 8 -m 32"
     "wrk, HTTP/1.1, -c 64"
+    "h2load --h1, HTTP/1.1, -c 256"
 )
 for index in "${!LABELS[@]}"; do eval "ROW_RPS_$index=(); ROW_P99_$index=()"; done
 # Round by round, every row once per round: a drift of the machine during the run touches every row alike.
@@ -64,6 +66,7 @@ for run in $(seq "$BENCH_RUNS"); do
     h2load_round 2 "${LABELS[2]}" -c 8 -m 8
     h2load_round 3 "${LABELS[3]}" -c 8 -m 32
     wrk_round 4
+    h2load_round 5 "${LABELS[5]}" --h1 -c 256 -m 1
 done
 
 echo "| client, protocol, concurrency | requests/s | p99 ms |"
