@@ -9,8 +9,9 @@ import Testing
 /// paths give the same bytes and record each request once.
 @Suite struct EventLoopTests {
     /// A recursive CTE that runs far longer than the event loop budget (2 ms) and far shorter than the statement
-    /// time limit (5 s): 0.4 s in the sqlite3 shell on a slow machine, the suite's 8 tests 0.6 s in all there. (Five million rows took over 5 s on a machine three times slower than the one the test
-    /// was written on, and the test failed on the time limit it does not test.)
+    /// time limit (5 s): 0.4 s in the sqlite3 shell on a slow machine, where the suite's 8 tests take 0.6 s in all.
+    /// (Five million rows took over 5 s on a machine three times slower than the one the test was written on, and
+    /// the test failed on the time limit it does not test.)
     static let longQuery = #"""
         {"sql": "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 500000) SELECT count(*) FROM c"}
         """#
