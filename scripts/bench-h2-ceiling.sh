@@ -20,6 +20,7 @@ NAME=bench-h2-ceiling
 TOOLS="h2load cc"
 [[ ${CALLGRIND:-0} == 0 ]] || TOOLS+=" valgrind callgrind_control"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-rows.sh"
 
 BENCH=$ROOT/Benchmarks/http
 cc -O2 -o "$WORK/reference-server" "$BENCH/reference-server.c" -lsqlite3 -lpthread
@@ -66,26 +67,6 @@ PIDS+=("$SERVER_PID")
 SERVER_PID=""
 URL_SQLITED="http://127.0.0.1:$PORT/query"
 
-# p99 in ms of an h2load --log-file (third column: microseconds until the end of the response).
-p99_of_log() { awk '{ print $3 }' "$1" | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", v[int(NR * 0.99)] / 1000 }'; }
-
-record() { # INDEX RPS P99 (numbers)
-    eval "ROW_RPS_$1+=($2); ROW_P99_$1+=($3)"
-}
-
-# One round of a row: appends requests/s and p99 to the row's lists (ROW_RPS_<n>, ROW_P99_<n>).
-h2load_round() { # INDEX LABEL URL ARGS...
-    local index=$1 label=$2 url=$3 out failed
-    shift 3
-    rm -f "$WORK/h2load.log"
-    out=$(taskset -c 1 h2load -t1 -D "$DURATION" --warm-up-time=1 -d "$WORK/body.json" \
-        -H 'Content-Type: application/json' --log-file="$WORK/h2load.log" "$@" "$url" 2>&1)
-    grep -q "succeeded" <<<"$out" || { log "h2load failed: $out"; exit 1; }
-    failed=$(awk '/^requests:/ { print $10 }' <<<"$out")
-    [[ $failed == 0 ]] || log "[$label] $failed requests failed"
-    record "$index" "$(awk '/^finished in/ { print $4 }' <<<"$out")" "$(p99_of_log "$WORK/h2load.log")"
-}
-
 LABELS=(
     "(a) reference-server query, HTTP/1.1, h2load --h1 -c 64 -m 1"
     "(b) reference-h2-server, h2c, h2load -c 64 -m 1"
@@ -93,16 +74,16 @@ LABELS=(
     "(d) sqlited, HTTP/1.1, h2load --h1 -c 64 -m 1"
     "(e) sqlited, h2c, h2load -c 64 -m 1"
 )
-for index in "${!LABELS[@]}"; do eval "ROW_RPS_$index=(); ROW_P99_$index=()"; done
+rows_begin
 LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
 # Round by round, every row once per round: a drift of the machine during the run touches every row alike.
 for run in $(seq "$BENCH_RUNS"); do
     log "round $run/$BENCH_RUNS"
-    h2load_round 0 "${LABELS[0]}" "$URL_H1" --h1 -c 64 -m 1
-    h2load_round 1 "${LABELS[1]}" "$URL_H2" -c 64 -m 1
-    h2load_round 2 "${LABELS[2]}" "$URL_H2" -c 8 -m 8
-    h2load_round 3 "${LABELS[3]}" "$URL_SQLITED" --h1 -c 64 -m 1
-    h2load_round 4 "${LABELS[4]}" "$URL_SQLITED" -c 64 -m 1
+    h2load_round 0 "$URL_H1" --h1 -c 64 -m 1
+    h2load_round 1 "$URL_H2" -c 64 -m 1
+    h2load_round 2 "$URL_H2" -c 8 -m 8
+    h2load_round 3 "$URL_SQLITED" --h1 -c 64 -m 1
+    h2load_round 4 "$URL_SQLITED" -c 64 -m 1
 done
 for pid in "${PIDS[@]}"; do stop_server "$pid"; done
 PIDS=()
@@ -149,16 +130,10 @@ if [[ ${CALLGRIND:-0} != 0 ]]; then
     done
 fi
 
-echo "| server, protocol, client | requests/s | p99 ms |"
-echo "|---|---:|---:|"
-for index in "${!LABELS[@]}"; do
-    eval "rps=(\"\${ROW_RPS_${index}[@]}\"); p99=(\"\${ROW_P99_${index}[@]}\")"
-    echo "| ${LABELS[$index]} | $(median "${rps[@]}") | $(median "${p99[@]}") |"
-    eval "MEDIAN_$index=$(median "${rps[@]}")"
-done
+print_rows "server, protocol, client"
 echo
-echo "h2c over HTTP/1.1 at 64 connections of one request at a time: C servers (b)/(a) $(ratio "$MEDIAN_1" "$MEDIAN_0")," \
-    "sqlited (e)/(d) $(ratio "$MEDIAN_4" "$MEDIAN_3"); (c)/(a): $(ratio "$MEDIAN_2" "$MEDIAN_0")."
+echo "h2c over HTTP/1.1 at 64 connections of one request at a time: C servers (b)/(a) $(ratio "$ROW_MEDIAN_1" "$ROW_MEDIAN_0")," \
+    "sqlited (e)/(d) $(ratio "$ROW_MEDIAN_4" "$ROW_MEDIAN_3"); (c)/(a): $(ratio "$ROW_MEDIAN_2" "$ROW_MEDIAN_0")."
 if [[ ${CALLGRIND:-0} != 0 ]]; then
     echo
     echo "| server, protocol | user-space instructions per POST /query | vs HTTP/1.1 |"

@@ -16,32 +16,13 @@ set -euo pipefail
 NAME=bench-h2
 TOOLS="h2load wrk"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/bench-rows.sh"
 
 make_point_table "$WORK/db.sqlite"
 printf '%s' '{"sql": "SELECT * FROM t WHERE id = ?", "params": [4242]}' >"$WORK/body.json"
 
 start_sqlited "$WORK/db.sqlite"
 URL="http://127.0.0.1:$PORT/query"
-
-# p99 in ms of an h2load --log-file (third column: microseconds until the end of the response).
-p99_of_log() { awk '{ print $3 }' "$1" | sort -n | awk '{ v[NR] = $1 } END { printf "%.3f", v[int(NR * 0.99)] / 1000 }'; }
-
-record() { # INDEX RPS P99 (numbers)
-    eval "ROW_RPS_$1+=($2); ROW_P99_$1+=($3)"
-}
-
-# One round of a row: appends requests/s and p99 to the row's lists (ROW_RPS_<n>, ROW_P99_<n>).
-h2load_round() { # INDEX LABEL ARGS...
-    local index=$1 label=$2 out failed
-    shift 2
-    rm -f "$WORK/h2load.log"
-    out=$(taskset -c 1 h2load -t1 -D "$DURATION" --warm-up-time=1 -d "$WORK/body.json" \
-        -H 'Content-Type: application/json' --log-file="$WORK/h2load.log" "$@" "$URL" 2>&1)
-    grep -q "succeeded" <<<"$out" || { log "h2load failed: $out"; exit 1; }
-    failed=$(awk '/^requests:/ { print $10 }' <<<"$out")
-    [[ $failed == 0 ]] || log "[$label] $failed requests failed"
-    record "$index" "$(awk '/^finished in/ { print $4 }' <<<"$out")" "$(p99_of_log "$WORK/h2load.log")"
-}
 
 wrk_round() { # INDEX
     local out
@@ -57,24 +38,19 @@ LABELS=(
     "wrk, HTTP/1.1, -c 64"
     "h2load --h1, HTTP/1.1, -c 256"
 )
-for index in "${!LABELS[@]}"; do eval "ROW_RPS_$index=(); ROW_P99_$index=()"; done
+rows_begin
 # Round by round, every row once per round: a drift of the machine during the run touches every row alike.
 for run in $(seq "$BENCH_RUNS"); do
     log "round $run/$BENCH_RUNS"
-    h2load_round 0 "${LABELS[0]}" -c 64 -m 1
-    h2load_round 1 "${LABELS[1]}" --h1 -c 64 -m 1
-    h2load_round 2 "${LABELS[2]}" -c 8 -m 8
-    h2load_round 3 "${LABELS[3]}" -c 8 -m 32
+    h2load_round 0 "$URL" -c 64 -m 1
+    h2load_round 1 "$URL" --h1 -c 64 -m 1
+    h2load_round 2 "$URL" -c 8 -m 8
+    h2load_round 3 "$URL" -c 8 -m 32
     wrk_round 4
-    h2load_round 5 "${LABELS[5]}" --h1 -c 256 -m 1
+    h2load_round 5 "$URL" --h1 -c 256 -m 1
 done
 
-echo "| client, protocol, concurrency | requests/s | p99 ms |"
-echo "|---|---:|---:|"
-for index in "${!LABELS[@]}"; do
-    eval "rps=(\"\${ROW_RPS_${index}[@]}\"); p99=(\"\${ROW_P99_${index}[@]}\")"
-    echo "| ${LABELS[$index]} | $(median "${rps[@]}") | $(median "${p99[@]}") |"
-done
+print_rows "client, protocol, concurrency"
 echo
 echo "sqlited at its defaults (the request log at info, stderr to a file), server on CPU 0, client on CPU 1;" \
     "${DURATION}s per run, $BENCH_RUNS runs per row, medians. Load average before: $(cut -d' ' -f1-3 /proc/loadavg)."
