@@ -23,22 +23,22 @@
  *   all     the three together, routed like sqlited: GET / (static), POST /query, POST /update. Not used by
  *           the benchmark pairs; it lets scripts/bench-http.sh be tried end to end before sqlited exists.
  *
+ * The buffer, the JSON output, the `params` reading, the listener setup and the `query` statement and answer
+ * are shared with reference-h2-server.c through reference-common.h, included from this folder.
+ *
  * Usage:   reference-server static|query|update|all PORT [DATABASE] [THREADS]
  *          (PORT 0 picks a free port; THREADS defaults to the number of online CPUs.)
  * Prints   "reference-server: listening on http://127.0.0.1:PORT" on stderr once every worker listens.
  * Build:   cc -O2 -o reference-server reference-server.c -lsqlite3 -lpthread
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +47,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "reference-common.h"
 
 #define MAX_HEADER_BYTES (16 * 1024)
 #define MAX_BODY_BYTES (1024 * 1024)
@@ -64,146 +66,7 @@ static pthread_mutex_t g_writer_lock = PTHREAD_MUTEX_INITIALIZER;
 static sqlite3 *g_writer;
 static sqlite3_stmt *g_insert;
 
-static void die(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("reference-server: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(1);
-}
-
-/* ---------------------------------------------------------------- growable byte buffer */
-
-struct buf {
-    char *data;
-    size_t len, cap;
-};
-
-static void buf_reserve(struct buf *b, size_t extra) {
-    if (b->len + extra <= b->cap) return;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + extra) cap *= 2;
-    char *p = realloc(b->data, cap);
-    if (!p) die("out of memory");
-    b->data = p;
-    b->cap = cap;
-}
-
-static void buf_append(struct buf *b, const void *p, size_t n) {
-    buf_reserve(b, n);
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
-}
-
-static void buf_puts(struct buf *b, const char *s) { buf_append(b, s, strlen(s)); }
-
-static void buf_printf(struct buf *b, const char *fmt, ...) {
-    va_list ap;
-    buf_reserve(b, 64);
-    va_start(ap, fmt);
-    int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    if (n < 0) die("vsnprintf failed");
-    if ((size_t)n >= b->cap - b->len) {
-        buf_reserve(b, (size_t)n + 1);
-        va_start(ap, fmt);
-        vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
-        va_end(ap);
-    }
-    b->len += (size_t)n;
-}
-
-/* ---------------------------------------------------------------- JSON output */
-
-static void json_string(struct buf *b, const unsigned char *s, size_t n) {
-    static const char hex[] = "0123456789abcdef";
-    buf_reserve(b, n + 2);
-    b->data[b->len++] = '"';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
-            buf_append(b, e, 2);
-        } else if (c < 0x20) {
-            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            buf_append(b, e, 6);
-        } else {
-            buf_append(b, &c, 1);
-        }
-    }
-    buf_append(b, "\"", 1);
-}
-
-/* A REAL as sqlited writes it: a text that reads back as the same double, always with a fraction or an
- * exponent so it is never mistaken for an INTEGER. */
-static void json_real(struct buf *b, double d) {
-    if (isinf(d)) { buf_puts(b, d > 0 ? "\"Infinity\"" : "\"-Infinity\""); return; }
-    if (isnan(d)) { buf_puts(b, "null"); return; }
-    char tmp[40];
-    for (int precision = 15; precision <= 17; precision++) {
-        snprintf(tmp, sizeof tmp, "%.*g", precision, d);
-        if (strtod(tmp, NULL) == d) break;
-    }
-    buf_puts(b, tmp);
-    if (!strpbrk(tmp, ".e")) buf_puts(b, ".0");
-}
-
-static void json_base64(struct buf *b, const unsigned char *p, size_t n) {
-    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    buf_puts(b, "{\"base64\":\"");
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        if (i + 1 < n) v |= (uint32_t)p[i + 1] << 8;
-        if (i + 2 < n) v |= p[i + 2];
-        char o[4] = {alphabet[(v >> 18) & 63], alphabet[(v >> 12) & 63],
-                     i + 1 < n ? alphabet[(v >> 6) & 63] : '=', i + 2 < n ? alphabet[v & 63] : '='};
-        buf_append(b, o, 4);
-    }
-    buf_puts(b, "\"}");
-}
-
-/* ---------------------------------------------------------------- JSON input (just enough) */
-
-static const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-    return p;
-}
-
-/* Finds the first element of the body's "params" array; NULL when there is none. A reference server does
- * not need a full JSON parser: the benchmark bodies are fixed-shape. */
-static const char *find_first_param(const char *body, size_t len) {
-    const char *end = body + len;
-    const char *key = memmem(body, len, "\"params\"", 8);
-    if (!key) return NULL;
-    const char *p = skip_ws(key + 8, end);
-    if (p >= end || *p != ':') return NULL;
-    p = skip_ws(p + 1, end);
-    if (p >= end || *p != '[') return NULL;
-    p = skip_ws(p + 1, end);
-    return p < end ? p : NULL;
-}
-
-static int parse_int_param(const char *body, size_t len, sqlite3_int64 *out) {
-    const char *p = find_first_param(body, len);
-    const char *end = body + len;
-    if (!p) return -1;
-    int negative = 0;
-    if (*p == '-') { negative = 1; p++; }
-    if (p >= end || !isdigit((unsigned char)*p)) return -1;
-    uint64_t v = 0;
-    while (p < end && isdigit((unsigned char)*p)) {
-        unsigned digit = (unsigned)(*p++ - '0');
-        if (v > (UINT64_MAX - digit) / 10) return -1;
-        v = v * 10 + digit;
-    }
-    if (v > (uint64_t)INT64_MAX + (uint64_t)negative) return -1;
-    p = skip_ws(p, end);
-    if (p >= end || (*p != ']' && *p != ',')) return -1;
-    *out = negative ? (sqlite3_int64)(0 - v) : (sqlite3_int64)v;
-    return 0;
-}
+/* ---------------------------------------------------------------- JSON input: a string parameter (update mode) */
 
 static void utf8_append(struct buf *b, uint32_t cp) {
     unsigned char o[4];
@@ -336,43 +199,11 @@ static void handle_query(struct worker *w, struct conn *c, const char *body, siz
         respond_error(c, 400, "INVALID_REQUEST", "params must be [integer]", close);
         return;
     }
-    struct buf *out = &w->scratch;
-    out->len = 0;
-    buf_append(out, w->result_prefix.data, w->result_prefix.len);
-    sqlite3_bind_int64(w->select, 1, id);
-    int rc, rows = 0, columns = sqlite3_column_count(w->select);
-    while ((rc = sqlite3_step(w->select)) == SQLITE_ROW) {
-        buf_puts(out, rows++ ? ",{" : "{");
-        for (int i = 0; i < columns; i++) {
-            if (i) buf_append(out, ",", 1);
-            const char *name = sqlite3_column_name(w->select, i);
-            json_string(out, (const unsigned char *)name, strlen(name));
-            buf_append(out, ":", 1);
-            switch (sqlite3_column_type(w->select, i)) {
-            case SQLITE_INTEGER: buf_printf(out, "%lld", (long long)sqlite3_column_int64(w->select, i)); break;
-            case SQLITE_FLOAT: json_real(out, sqlite3_column_double(w->select, i)); break;
-            case SQLITE_TEXT: {
-                const unsigned char *t = sqlite3_column_text(w->select, i);
-                json_string(out, t, (size_t)sqlite3_column_bytes(w->select, i));
-                break;
-            }
-            case SQLITE_BLOB: {
-                const unsigned char *p = sqlite3_column_blob(w->select, i);
-                json_base64(out, p, (size_t)sqlite3_column_bytes(w->select, i));
-                break;
-            }
-            default: buf_puts(out, "null");
-            }
-        }
-        buf_append(out, "}", 1);
-    }
-    sqlite3_reset(w->select);
-    if (rc != SQLITE_DONE) {
+    if (query_answer(&w->scratch, w->select, &w->result_prefix, id)) {
         respond_error(c, 500, "SQLITE_ERROR", "query failed", close);
         return;
     }
-    buf_puts(out, "]}");
-    respond(c, 200, out->data, out->len, close);
+    respond(c, 200, w->scratch.data, w->scratch.len, close);
 }
 
 static void handle_update(struct worker *w, struct conn *c, const char *body, size_t len, int close) {
@@ -563,19 +394,6 @@ static void set_interest(struct worker *w, struct conn *c, int want_write) {
     c->want_write = want_write;
 }
 
-/* Writes what it can. Returns 0 when the output is drained, 1 when it must wait for EPOLLOUT, -1 on error. */
-static int conn_flush(struct conn *c) {
-    while (c->out_start < c->out.len) {
-        ssize_t n = send(c->fd, c->out.data + c->out_start, c->out.len - c->out_start, MSG_NOSIGNAL);
-        if (n > 0) { c->out_start += (size_t)n; continue; }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 1;
-        return -1;
-    }
-    c->out.len = c->out_start = 0;
-    return 0;
-}
-
 /* Answers every complete request buffered, then writes; pauses reading while output is pending so a
  * client that pipelines without reading cannot grow our buffers without bound. Returns -1 to close. */
 static int conn_progress(struct worker *w, struct conn *c) {
@@ -593,7 +411,7 @@ static int conn_progress(struct worker *w, struct conn *c) {
         /* A half-closed client gets the answers to every complete request it sent, then the close. */
         if (c->peer_eof) c->close_after_write = 1;
     }
-    int f = conn_flush(c);
+    int f = flush_output(c->fd, &c->out, &c->out_start);
     if (f < 0) return -1;
     if (f == 1) { set_interest(w, c, 1); return 0; }
     if (c->close_after_write) return -1;
@@ -666,54 +484,9 @@ static void *worker_main(void *arg) {
 
 /* ---------------------------------------------------------------- setup */
 
-static int open_listener(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) die("socket: %s", strerror(errno));
-    int one = 1;
-    /* Each worker has its own listener on the same port; the kernel spreads connections among them. */
-    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one))
-        die("setsockopt: %s", strerror(errno));
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(fd, (struct sockaddr *)&addr, sizeof addr)) die("bind 127.0.0.1:%d: %s", port, strerror(errno));
-    if (listen(fd, 1024)) die("listen: %s", strerror(errno));
-    return fd;
-}
-
-static void check(int rc, sqlite3 *db, const char *what) {
-    if (rc != SQLITE_OK) die("%s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-}
-
 static void exec_pragma(sqlite3 *db, const char *sql) {
     char *err = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) die("%s: %s", sql, err ? err : "failed");
-}
-
-static void open_reader(struct worker *w) {
-    check(sqlite3_open_v2(g_database, &w->reader, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL), w->reader,
-          "open read-only");
-    sqlite3_busy_timeout(w->reader, 5000);
-    check(sqlite3_prepare_v3(w->reader, "SELECT * FROM t WHERE id = ?", -1, SQLITE_PREPARE_PERSISTENT, &w->select,
-                             NULL),
-          w->reader, "prepare select");
-    /* Column names and declared types never change for a prepared statement: build that prefix once. */
-    struct buf *b = &w->result_prefix;
-    int n = sqlite3_column_count(w->select);
-    buf_puts(b, "{\"columns\":[");
-    for (int i = 0; i < n; i++) {
-        const char *name = sqlite3_column_name(w->select, i);
-        if (i) buf_puts(b, ",");
-        json_string(b, (const unsigned char *)name, strlen(name));
-    }
-    buf_puts(b, "],\"types\":[");
-    for (int i = 0; i < n; i++) {
-        const char *type = sqlite3_column_decltype(w->select, i);
-        if (i) buf_puts(b, ",");
-        if (type) json_string(b, (const unsigned char *)type, strlen(type));
-        else buf_puts(b, "null");
-    }
-    buf_puts(b, "],\"rows\":[");
 }
 
 static void open_writer(void) {
@@ -727,6 +500,7 @@ static void open_writer(void) {
 }
 
 int main(int argc, char **argv) {
+    g_program_name = "reference-server";
     if (argc < 3) die("usage: reference-server static|query|update|all PORT [DATABASE] [THREADS]");
     if (!strcmp(argv[1], "static")) g_mode = MODE_STATIC;
     else if (!strcmp(argv[1], "query")) g_mode = MODE_QUERY;
@@ -748,19 +522,9 @@ int main(int argc, char **argv) {
     for (long i = 0; i < threads; i++) {
         struct worker *w = &workers[i];
         w->index = (int)i;
-        w->listen_fd = open_listener(port);
-        if (port == 0) {
-            /* Port 0: the first listener picks the port, the others join it. */
-            struct sockaddr_in addr;
-            socklen_t len = sizeof addr;
-            getsockname(w->listen_fd, (struct sockaddr *)&addr, &len);
-            port = ntohs(addr.sin_port);
-        }
-        w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-        if (w->epoll_fd < 0) die("epoll_create1: %s", strerror(errno));
-        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-        if (epoll_ctl(w->epoll_fd, EPOLL_CTL_ADD, w->listen_fd, &ev)) die("epoll_ctl: %s", strerror(errno));
-        if (g_mode == MODE_QUERY || g_mode == MODE_ALL) open_reader(w);
+        open_listener(&port, &w->listen_fd, &w->epoll_fd);
+        if (g_mode == MODE_QUERY || g_mode == MODE_ALL)
+            open_reader(g_database, &w->reader, &w->select, &w->result_prefix);
     }
     for (long i = 0; i < threads; i++) {
         if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i])) die("pthread_create failed");
