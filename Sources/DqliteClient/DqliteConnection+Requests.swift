@@ -71,13 +71,15 @@ extension DqliteConnection {
         }
     }
 
-    /// QUERY_SQL: runs one statement of `sql` and returns all its rows.
+    /// QUERY_SQL: runs one statement of `sql` and returns all its rows, within the request timeout or `deadline`,
+    /// whichever comes first (past it: `.timeout`, and the connection is closed, as the rows may still come).
     public func query(
         sql: String,
         parameters: [DqliteValue] = [],
-        database: UInt32
+        database: UInt32,
+        deadline: ContinuousClock.Instant? = nil
     ) throws(DqliteError) -> DqliteRows {
-        try collectRows(.querySQL(database: database, sql: sql, parameters: parameters))
+        try collectRows(.querySQL(database: database, sql: sql, parameters: parameters), deadline: deadline)
     }
 
     /// INTERRUPT: asks the server to stop a query; returns once it answered EMPTY (ROWS still in flight are

@@ -118,14 +118,19 @@ public final class DqliteConnection {
         return result
     }
 
-    /// Sends a QUERY or QUERY_SQL and gathers every ROWS part into one result, within one request deadline.
-    func collectRows(_ request: DqliteRequest) throws(DqliteError) -> DqliteRows {
+    /// Sends a QUERY or QUERY_SQL and gathers every ROWS part into one result, within one request deadline (or
+    /// `deadline`, when it comes first).
+    func collectRows(
+        _ request: DqliteRequest,
+        deadline callerDeadline: ContinuousClock.Instant? = nil
+    ) throws(DqliteError) -> DqliteRows {
         let message = try request.encoded()
         let socket = try openSocket()
         let limit = options.limits.maxResultBytes
         let outcome = try closingOnError(sql: request.sql) {
             () throws(DqliteError) -> Swift.Result<DqliteRows, DqliteError> in
-            let deadline = ContinuousClock.now + options.requestTimeout
+            var deadline = ContinuousClock.now + options.requestTimeout
+            if let callerDeadline { deadline = min(deadline, callerDeadline) }
             try socket.write(message, deadline: deadline)
             var result: DqliteRows?
             var total = 0

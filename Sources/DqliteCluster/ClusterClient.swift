@@ -124,12 +124,25 @@ public final class ClusterClient: Sendable {
     ///
     /// The statement must not write: a write sent here would be retried like a read.
     ///
+    /// With a `deadline` (a request's time limit) the call ends there if it has not ended before: a statement sent
+    /// and not answered by then is `.deadlineExceeded`, not retried, its connection closed (the leader may still be
+    /// running it: dqlite cannot stop a statement in the middle of a step).
+    ///
     /// - Throws: ``ClusterError`` `.failure` (the leader refused the statement), `.unavailable`,
-    ///   `.invalidArgument`, `.tooLarge`.
-    public func query(_ sql: String, parameters: [DqliteValue] = []) throws(ClusterError) -> DqliteRows {
-        try run(sql: sql, isWrite: false) { (pooled) throws(DqliteError) in
+    ///   `.deadlineExceeded`, `.invalidArgument`, `.tooLarge`.
+    public func query(
+        _ sql: String,
+        parameters: [DqliteValue] = [],
+        deadline: ContinuousClock.Instant? = nil
+    ) throws(ClusterError) -> DqliteRows {
+        try run(sql: sql, isWrite: false, callerDeadline: deadline) { (pooled) throws(DqliteError) in
             try timed { () throws(DqliteError) in
-                try pooled.connection.query(sql: sql, parameters: parameters, database: pooled.database)
+                try pooled.connection.query(
+                    sql: sql,
+                    parameters: parameters,
+                    database: pooled.database,
+                    deadline: deadline
+                )
             }
         }
     }
@@ -277,13 +290,16 @@ public final class ClusterClient: Sendable {
         throw unavailable(lastError)
     }
 
-    /// One statement with the retry rules: check out, run, check in or close, decide.
+    /// One statement with the retry rules: check out, run, check in or close, decide. A read that times out at the
+    /// caller's deadline ends there (see ``query(_:parameters:deadline:)``).
     private func run<T>(
         sql: String,
         isWrite: Bool,
+        callerDeadline: ContinuousClock.Instant? = nil,
         _ request: (PooledConnection) throws(DqliteError) -> T
     ) throws(ClusterError) -> T {
-        let deadline = ContinuousClock.now + options.callTimeout
+        var deadline = ContinuousClock.now + options.callTimeout
+        if let callerDeadline { deadline = min(deadline, callerDeadline) }
         var backoff = Backoff()
         var lastError: DqliteError?
         repeat {
@@ -294,6 +310,16 @@ public final class ClusterClient: Sendable {
                 return result
             } catch {
                 lastError = error
+                if !isWrite, error.kind == .timeout, let callerDeadline, ContinuousClock.now >= callerDeadline {
+                    // The statement reached the leader and is not answered in the caller's time: its answer may
+                    // still come on this connection, which is closed; the leader itself is not in doubt.
+                    pooled.connection.close()
+                    throw ClusterError(
+                        kind: .deadlineExceeded,
+                        message: "the statement was not answered within the caller's time limit",
+                        sql: sql
+                    )
+                }
                 switch RetryPolicy.decide(after: error, isWrite: isWrite) {
                 case .retry(let forget):
                     if forget || !pooled.connection.isOpen {

@@ -20,6 +20,9 @@ public struct ClusterError: Error, Sendable, CustomStringConvertible {
         /// No leader could be reached before the deadline, or the connection of a transaction broke before its
         /// COMMIT was sent: the request certainly did not change the database, and may be retried.
         case unavailable
+        /// A read sent to the leader was not answered by the caller's deadline (a request's time limit); not
+        /// retried. The leader may still be running it.
+        case deadlineExceeded
         /// The request cannot be encoded (text with NUL, too many parameters); nothing was sent.
         case invalidArgument
         /// An answer larger than the configured limits.

@@ -98,6 +98,35 @@ struct ClusterClientRetryTests {
         #expect(server.count(of: Self.querySQL) == 2)
     }
 
+    /// Checks that a read not answered by the caller's deadline ends there as `.deadlineExceeded`, sent once (not
+    /// retried until the call timeout, as a read without a deadline is), and that the leader stays known: the next
+    /// read, on a new connection, gets its rows.
+    @Test func read_notAnsweredByTheCallersDeadline_isDeadlineExceededAndNotRetried() throws {
+        let rows = DqliteRows(columns: ["v"], rows: [[.integer(1)]])
+        let server = try FakeDqliteServer { server, type, seen in
+            server.leaderAnswer(type) ?? (seen == 0 ? .silence : .answer(.rows(rows)))
+        }
+        let client = client(server)
+        let error = clusterError {
+            try client.query("SELECT v FROM t", deadline: .now + .milliseconds(200))
+        }
+        #expect(error?.kind == .deadlineExceeded)
+        #expect(error?.sql == "SELECT v FROM t")
+        #expect(server.count(of: Self.querySQL) == 1)
+        #expect(client.leader != nil)
+        #expect(try client.query("SELECT v FROM t", deadline: .now + .seconds(5)) == rows)
+        #expect(server.count(of: Self.querySQL) == 2)
+    }
+
+    /// Checks that without a caller's deadline the same silence is retried until the call timeout, then
+    /// `.unavailable` (a read is safe to send again), so the deadline above is what ends the call.
+    @Test func read_notAnsweredWithoutDeadline_isRetriedUntilTheCallTimeout() throws {
+        let server = try FakeDqliteServer { server, type, _ in server.leaderAnswer(type) ?? .silence }
+        let error = clusterError { try client(server, callTimeout: .milliseconds(1200)).query("SELECT v FROM t") }
+        #expect(error?.kind == .unavailable)
+        #expect(server.count(of: Self.querySQL) >= 2)
+    }
+
     /// Checks that with no leader known the call ends with `.unavailable` once the call timeout passed.
     @Test func noLeader_isUnavailableAtTheDeadline() throws {
         let server = try FakeDqliteServer { _, type, _ in

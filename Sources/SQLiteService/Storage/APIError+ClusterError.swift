@@ -9,7 +9,8 @@ extension APIError {
     /// connections run `PRAGMA query_only=1`, `SQLITE_READONLY` is a statement that would write:
     /// `READONLY_STATEMENT`. A write whose outcome is unknown (sent, and then the connection or the leadership was
     /// lost) is 503 `UNAVAILABLE` with `Retry-After`: it may or may not have been committed, so the client must
-    /// check before it retries. No leader in time is 503 `UNAVAILABLE` too, and certainly changed nothing.
+    /// check before it retries. No leader in time is 503 `UNAVAILABLE` too, and certainly changed nothing. A read the
+    /// leader did not answer within the request's time limit is 400 `TIMEOUT`, as on the local backend.
     ///
     /// - Parameters:
     ///   - isWrite: Whether the statement went through the writing client (`SQLITE_READONLY` is then SQLite's).
@@ -30,6 +31,9 @@ extension APIError {
             )
         case .unavailable:
             self = .unavailable("no leader of the cluster answered in time; nothing was changed", retryAfter: 1)
+        case .deadlineExceeded:
+            // A read past the request's time limit: the local backend's answer to an interrupted statement.
+            self = .timeout("the statement time limit was reached")
         case .invalidArgument:
             // The protocol NUL-terminates text: a value with U+0000 cannot be sent (nothing was).
             self = .bindError("a value cannot be sent to the cluster (text containing U+0000)")

@@ -73,7 +73,14 @@ struct ClusterStatementRunner {
                 var changes = 0
                 var lastRowID: Int64?
                 for parameters in plan.parameterSets {
-                    let outcome = try Self.runOnce(plan, parameters, on: target, rows: &rows, into: &result)
+                    let outcome = try Self.runOnce(
+                        plan,
+                        parameters,
+                        on: target,
+                        until: context.deadline,
+                        rows: &rows,
+                        into: &result
+                    )
                     changes += outcome.changes
                     lastRowID = outcome.insertedRowID
                 }
@@ -81,7 +88,14 @@ struct ClusterStatementRunner {
             }
         } else {
             for parameters in plan.parameterSets {
-                let outcome = try Self.runOnce(plan, parameters, on: target, rows: &rows, into: &result)
+                let outcome = try Self.runOnce(
+                    plan,
+                    parameters,
+                    on: target,
+                    until: context.deadline,
+                    rows: &rows,
+                    into: &result
+                )
                 changes += outcome.changes
                 lastRowID = outcome.insertedRowID
             }
@@ -104,11 +118,12 @@ struct ClusterStatementRunner {
         var insertedRowID: Int64?
     }
 
-    /// One run of the statement with one set of values.
+    /// One run of the statement with one set of values; a read not answered by `deadline` is 400 `TIMEOUT`.
     private static func runOnce(
         _ plan: ClusterStatementPlan,
         _ parameters: [DqliteValue],
         on target: ClusterTarget,
+        until deadline: ContinuousClock.Instant,
         rows: inout ClusterRowWriter,
         into out: inout JSONWriter
     ) throws(APIError) -> Outcome {
@@ -127,7 +142,7 @@ struct ClusterStatementRunner {
             }
         }
         if plan.isReadOnly {
-            try rows.write(try target.query(plan.sql, parameters), into: &out)
+            try rows.write(try target.query(plan.sql, parameters, until: deadline), into: &out)
             return Outcome(changes: 0)
         }
         // RETURNING: its rows and its rowid on one leader connection, committed after (or inside the request's own

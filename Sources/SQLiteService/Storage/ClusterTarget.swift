@@ -15,11 +15,17 @@ enum ClusterTarget {
     /// The statements of `/transaction`, and of a `params_batch` or `RETURNING` statement made atomic.
     case transaction(ClusterTransaction)
 
-    /// Runs a statement that returns rows (QUERY_SQL).
-    func query(_ sql: String, _ parameters: [DqliteValue]) throws(APIError) -> DqliteRows {
+    /// Runs a statement that returns rows (QUERY_SQL); outside a transaction, one not answered by `deadline` (the
+    /// request's time limit) is 400 `TIMEOUT` (inside one, the transaction's connection waits for its answer).
+    func query(
+        _ sql: String,
+        _ parameters: [DqliteValue],
+        until deadline: ContinuousClock.Instant? = nil
+    ) throws(APIError) -> DqliteRows {
         do {
             switch self {
-            case .client(let client), .readOnly(let client): return try client.query(sql, parameters: parameters)
+            case .client(let client), .readOnly(let client):
+                return try client.query(sql, parameters: parameters, deadline: deadline)
             case .transaction(let transaction): return try transaction.query(sql, parameters: parameters)
             }
         } catch {

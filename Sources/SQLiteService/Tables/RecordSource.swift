@@ -7,13 +7,23 @@ import SQLiteEngine
 /// of its schema (``SchemaShadow``) for the tables and keys. The same ``RecordQuery`` makes the same SQL on both.
 enum RecordSource {
     case local(Database)
-    /// Rows from the leader through the read-only client; `schema` is the copy of the leader's schema.
-    case cluster(schema: Database, reader: ClusterClient)
+    /// Rows from the leader through the read-only client; `schema` is the copy of the leader's schema. A statement
+    /// not answered by `deadline` (the request's time limit) is 400 `TIMEOUT`.
+    case cluster(schema: Database, reader: ClusterClient, deadline: ContinuousClock.Instant? = nil)
 
     /// The database whose schema names the tables and their keys.
     var schema: Database {
         switch self {
-        case .local(let db), .cluster(let db, _): db
+        case .local(let db), .cluster(let db, _, _): db
+        }
+    }
+
+    /// The same source with reads held to `deadline` (the local database's are, by the caller's
+    /// `withRequestDeadline`).
+    func until(_ deadline: ContinuousClock.Instant) -> RecordSource {
+        switch self {
+        case .local: self
+        case .cluster(let schema, let reader, _): .cluster(schema: schema, reader: reader, deadline: deadline)
         }
     }
 
@@ -22,9 +32,12 @@ enum RecordSource {
         switch self {
         case .local(let db):
             return try SQLiteService.mapped(db) { try db.fetchRecordPage(query) }
-        case .cluster(_, let reader):
+        case .cluster(_, let reader, let deadline):
             let statement = query.pageStatement()
-            return query.page(from: try Self.rows(statement.sql, statement.arguments, on: reader), of: statement)
+            return query.page(
+                from: try Self.rows(statement.sql, statement.arguments, on: reader, until: deadline),
+                of: statement
+            )
         }
     }
 
@@ -33,9 +46,10 @@ enum RecordSource {
         switch self {
         case .local(let db):
             return try SQLiteService.mapped(db) { try db.countRecords(query) }
-        case .cluster(_, let reader):
+        case .cluster(_, let reader, let deadline):
             let (sql, arguments) = query.countStatement()
-            guard case .integer(let count)? = try Self.rows(sql, arguments, on: reader).first?.first else {
+            guard case .integer(let count)? = try Self.rows(sql, arguments, on: reader, until: deadline).first?.first
+            else {
                 // count(*) always gives one integer: anything else is the leader's answer gone wrong, not zero rows.
                 throw .sqlite(name: "SQLITE_INTERNAL", code: 2, message: "the leader's count(*) answer had no integer")
             }
@@ -61,11 +75,12 @@ enum RecordSource {
     private static func rows(
         _ sql: String,
         _ arguments: [DatabaseValue],
-        on reader: ClusterClient
+        on reader: ClusterClient,
+        until deadline: ContinuousClock.Instant?
     ) throws(APIError) -> [[DatabaseValue]] {
         let rows: DqliteRows
         do {
-            rows = try reader.query(sql, parameters: arguments.map(\.dqliteValue))
+            rows = try reader.query(sql, parameters: arguments.map(\.dqliteValue), deadline: deadline)
         } catch {
             throw APIError(cluster: error, isWrite: false)
         }

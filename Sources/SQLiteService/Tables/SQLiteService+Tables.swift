@@ -64,6 +64,7 @@ extension SQLiteService {
         let pairs = request.query
         let deadline = ContinuousClock.now + limits.statementTimeout
         return { source throws(APIError) in
+            let source = source.until(deadline)
             let db = source.schema
             return try db.withRequestDeadline(deadline) { () throws(APIError) in
                 switch route {

@@ -42,6 +42,15 @@ import Testing
         #expect(noLeader.headers.contains { $0.name == "Retry-After" })
     }
 
+    /// A read the leader did not answer within the request's time limit is the local backend's TIMEOUT for an
+    /// interrupted statement.
+    @Test func deadlineExceeded_isTheLocalTimeout() {
+        let error = APIError(cluster: ClusterError(kind: .deadlineExceeded, message: "late"), isWrite: false)
+        #expect(error.status == 400)
+        #expect(error.code == "TIMEOUT")
+        #expect(error.message == "the statement time limit was reached")
+    }
+
     /// A value the wire cannot carry is the client's BIND_ERROR; an answer over the client's limit is
     /// SQLITE_TOOBIG.
     @Test func invalidArgumentAndTooLarge_are400() {
