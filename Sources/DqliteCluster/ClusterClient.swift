@@ -516,7 +516,7 @@ public final class ClusterClient: Sendable {
         ClusterError(
             kind: .unavailable,
             code: lastError?.code ?? 0,
-            message: "no leader of the cluster served the request within \(options.callTimeout)"
+            message: "no leader of the cluster served the request before its deadline (at most \(options.callTimeout))"
                 + (lastError.map { ": \($0)" } ?? "")
         )
     }
