@@ -22,26 +22,13 @@ extension Database {
     /// The rows of `query`, in its order (for a page before a row, still in the query's order); reads one row more
     /// than its limit to tell whether more follow.
     public func fetchRecordPage(_ query: RecordQuery) throws -> RecordPage {
-        var probe = query
-        if let limit = query.limit { probe.limit = limit + 1 }
-        let select = probe.selectStatement()
+        let select = query.pageStatement()
         let statement = try cachedStatement(sql: select.sql)
         defer { statement.reset() }
         try statement.bind(.positional(select.arguments))
-        var page = RecordPage(rows: [], sortKeys: [], hasMore: false)
-        while try statement.step() {
-            if let limit = query.limit, page.rows.count == limit {
-                page.hasMore = true
-                break
-            }
-            page.rows.append((0..<select.outputCount).map { statement.value(at: $0) })
-            page.sortKeys.append(select.sortKeyIndices.map { statement.value(at: $0) })
-        }
-        if query.position?.direction == .before {
-            page.rows.reverse()
-            page.sortKeys.reverse()
-        }
-        return page
+        var builder = RecordPageBuilder(query: query, statement: select)
+        while try statement.step(), builder.add({ statement.value(at: $0) }) {}
+        return builder.page
     }
 
     /// The row of `table` whose key is `key` (values in key order), or nil.
