@@ -65,40 +65,32 @@ struct ClusterStatementRunner {
         var result = JSONWriter()
         var rows = ClusterRowWriter(profile: plan.profile, context: context)
         result.beginObject()
-        var changes = 0
-        var lastRowID: Int64?
-        if plan.isBatch && !plan.isReadOnly {
-            // A failing set undoes the earlier sets of the same statement.
-            (changes, lastRowID) = try target.atomically { (target) throws(APIError) -> (Int, Int64?) in
-                var changes = 0
-                var lastRowID: Int64?
-                for parameters in plan.parameterSets {
-                    let outcome = try Self.runOnce(
-                        plan,
-                        parameters,
-                        on: target,
-                        until: context.deadline,
-                        rows: &rows,
-                        into: &result
-                    )
-                    changes += outcome.changes
-                    lastRowID = outcome.insertedRowID
-                }
-                return (changes, lastRowID)
-            }
-        } else {
+        let deadline = context.deadline
+        /// Every set of values, in order, on `target`: the changes and the last inserted rowid.
+        func runEverySet(on target: ClusterTarget) throws(APIError) -> (changes: Int, lastRowID: Int64?) {
+            var changes = 0
+            var lastRowID: Int64?
             for parameters in plan.parameterSets {
                 let outcome = try Self.runOnce(
                     plan,
                     parameters,
                     on: target,
-                    until: context.deadline,
+                    until: deadline,
                     rows: &rows,
                     into: &result
                 )
                 changes += outcome.changes
                 lastRowID = outcome.insertedRowID
             }
+            return (changes, lastRowID)
+        }
+        let changes: Int
+        let lastRowID: Int64?
+        if plan.isBatch && !plan.isReadOnly {
+            // A failing set undoes the earlier sets of the same statement.
+            (changes, lastRowID) = try target.atomically { (target) throws(APIError) in try runEverySet(on: target) }
+        } else {
+            (changes, lastRowID) = try runEverySet(on: target)
         }
         rows.writeFooter(into: &result)
         context.remainingRows = rows.remainingRows
