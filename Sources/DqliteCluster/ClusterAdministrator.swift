@@ -60,19 +60,7 @@ public struct ClusterAdministrator: Sendable {
         }
         var added = false
         return try withLeader { leader, nodes throws(ClusterError) in
-            let member = nodes.first { $0.id == id }
-            if let member, member.address != address {
-                throw ClusterError(
-                    kind: .invalidConfiguration,
-                    message: "node \(id) is a member at \(member.address), not at \(address)"
-                )
-            }
-            if let holder = nodes.first(where: { $0.address == address && $0.id != id }) {
-                throw ClusterError(
-                    kind: .invalidConfiguration,
-                    message: "the address \(address) belongs to node \(holder.id)"
-                )
-            }
+            let member = try MembershipCheck.existingMember(id: id, address: address, in: nodes)
             if member?.role == .voter {
                 return added ? .added : .alreadyVoter
             }

@@ -216,8 +216,11 @@ public final class ClusterMember: Sendable {
                     lastError = error
                     continue
                 }
-                let member = nodes.first { $0.id == configuration.id }
-                try checkNoConflict(member: member, nodes: nodes)
+                let member = try MembershipCheck.existingMember(
+                    id: configuration.id,
+                    address: configuration.address,
+                    in: nodes
+                )
                 do throws(DqliteError) {
                     if let member {
                         if member.role != .voter {
@@ -240,22 +243,6 @@ public final class ClusterMember: Sendable {
             message: "node \(configuration.id) could not join the cluster within \(configuration.joinTimeout)"
                 + (lastError.map { ": \($0)" } ?? ": no member named a leader")
         )
-    }
-
-    /// Refuses to join when the configuration lists this id at another address, or this address under another id.
-    private func checkNoConflict(member: DqliteNodeInfo?, nodes: [DqliteNodeInfo]) throws(ClusterError) {
-        if let member, member.address != configuration.address {
-            throw ClusterError(
-                kind: .invalidConfiguration,
-                message: "node \(configuration.id) is a member at \(member.address), not at \(configuration.address)"
-            )
-        }
-        if let holder = nodes.first(where: { $0.address == configuration.address && $0.id != configuration.id }) {
-            throw ClusterError(
-                kind: .invalidConfiguration,
-                message: "the address \(configuration.address) belongs to node \(holder.id)"
-            )
-        }
     }
 
     /// Hands leadership to another voter when this node leads; returns the addresses of the other voters.
