@@ -120,7 +120,7 @@ struct RequestParser {
     /// is not remembered).
     private var headStart: Int?
     /// The last target split and decoded, and the last `Host` value found valid.
-    private var decodedTarget: (target: String, rawPath: String, path: String, query: [(name: String, value: String)])?
+    private var recentTarget = RecentTarget()
     private var validHost: String?
     private var headers = HTTPHeaders()
     private var trailers = HTTPHeaders()
@@ -451,30 +451,10 @@ struct RequestParser {
 
     private mutating func finishHead() throws(Rejection) -> Action? {
         // Decoded now so that a bad escape is refused before any body is read.
-        if let known = decodedTarget, known.target.hasSameBytes(as: target) {
-            rawPath = known.rawPath
-            path = known.path
-            query = known.query
-        } else {
-            let parts = RequestTarget.split(target)
-            rawPath = parts.rawPath
-            if target == "*" {
-                path = "*"
-            } else {
-                guard let decoded = RequestTarget.percentDecode(parts.rawPath, plusAsSpace: false) else {
-                    throw .badRequest("invalid percent-encoding in path")
-                }
-                path = decoded
-            }
-            query = []
-            if let rawQuery = parts.rawQuery {
-                guard let decoded = RequestTarget.decodeQuery(rawQuery) else {
-                    throw .badRequest("invalid percent-encoding in query")
-                }
-                query = decoded
-            }
-            decodedTarget = (target, rawPath, path, query)
-        }
+        let decoded = try recentTarget.decode(target)
+        rawPath = decoded.rawPath
+        path = decoded.path
+        query = decoded.query
 
         // One pass over the fields for every one framing needs (each name compared once, not once per lookup).
         let framing = FramingFields(headers)

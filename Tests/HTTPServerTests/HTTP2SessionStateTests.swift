@@ -166,6 +166,41 @@ import Testing
         #expect(throws: RequestParser.Rejection.self) { try request("/\u{212A}", "K.example") }
     }
 
+    /// `*` is allowed for OPTIONS only, whatever the connection decoded before: a remembered `*` does not let a GET
+    /// through.
+    @Test func requestMemo_asteriskFormDependsOnTheMethodEveryTime() throws {
+        var memo = HTTP2RequestMemo()
+        func request(_ method: String) throws(RequestParser.Rejection) -> HTTPRequest {
+            try HTTPRequest.fromHTTP2(
+                head: HTTP2RequestHead([(":method", method), (":path", "*"), (":authority", "a.example")]),
+                body: [],
+                limits: HTTPLimits(),
+                remoteAddress: nil,
+                memo: &memo
+            )
+        }
+        let options = try request("OPTIONS")
+        #expect(options.path == "*" && options.rawPath == "*" && options.query.isEmpty)
+        #expect(throws: RequestParser.Rejection.self) { try request("GET") }
+        #expect(try request("OPTIONS").path == "*")
+    }
+
+    /// The last decoded target is given back only for the same bytes; a target that fails to decode changes nothing.
+    @Test func recentTarget_decodesOnceAndOnlyTheSameBytes() throws {
+        var recent = RecentTarget()
+        #expect(recent.recent("/a%20b?q=%C3%A9") == nil)
+        let decoded = try recent.decode("/a%20b?q=%C3%A9")
+        #expect(decoded.rawPath == "/a%20b" && decoded.path == "/a b")
+        #expect(decoded.query.map(\.name) == ["q"] && decoded.query.map(\.value) == ["é"])
+        #expect(recent.recent("/a%20b?q=%C3%A9")?.path == "/a b")
+        #expect(recent.recent("/a%20b?q=%C3%A8") == nil)
+        #expect(throws: RequestParser.Rejection.self) { try recent.decode("/bad%zz") }
+        #expect(throws: RequestParser.Rejection.self) { try recent.decode("/ok?bad=%zz") }
+        #expect(recent.recent("/a%20b?q=%C3%A9")?.path == "/a b")
+        #expect(recent.recent("/\u{212A}") == nil)
+        #expect(try recent.decode("*").path == "*")
+    }
+
     @Test func checkedFields_rememberOnlyTheSameBytes() {
         var checked = CheckedFields()
         #expect(checked.check(name: "X-K", value: "1") == true)

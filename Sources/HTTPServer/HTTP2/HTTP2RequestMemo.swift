@@ -4,8 +4,8 @@
 struct HTTP2RequestMemo {
     /// The last `:authority` found valid.
     var validAuthority: String?
-    /// The last target checked and decoded (not `*`): its raw path, decoded path and decoded query.
-    var target: (target: String, rawPath: String, path: String, query: [(name: String, value: String)])?
+    /// The last target checked and decoded.
+    var target = RecentTarget()
     /// The request last built from a remembered head (``HTTP2RequestHead/serial``), without its body: a head of the
     /// same serial came from the same bytes, so it makes the same request.
     var request: (serial: UInt64, request: HTTPRequest)?

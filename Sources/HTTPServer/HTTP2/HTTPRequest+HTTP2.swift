@@ -64,42 +64,27 @@ extension HTTPRequest {
         if let host = head.host, !HostSyntax.isValid(host.utf8, allowingEmpty: true) {
             throw .badRequest("invalid host header field")
         }
-        var request = HTTPRequest(method: method, target: "/", version: .http2, remoteAddress: remoteAddress)
-        request.target = target
-        if let known = memo.target, known.target.hasSameBytes(as: target) {
-            request.rawPath = known.rawPath
-            request.path = known.path
-            request.query = known.query
+        // The asterisk-form depends on the method, so it is checked for every request, remembered target or not.
+        if target == "*" && method != "OPTIONS" {
+            throw .badRequest("asterisk-form :path is only allowed for OPTIONS")
+        }
+        let decoded: DecodedTarget
+        if let recent = memo.target.recent(target) {
+            decoded = recent
         } else {
             guard target.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "#") }) else {
                 throw .badRequest("invalid character in :path")
             }
-            if target == "*" {
-                guard method == "OPTIONS" else {
-                    throw .badRequest("asterisk-form :path is only allowed for OPTIONS")
-                }
-                request.rawPath = "*"
-                request.path = "*"
-                request.query = []
-            } else {
-                guard target.utf8.first == UInt8(ascii: "/") else { throw .badRequest(":path must start with \"/\"") }
-                let parts = RequestTarget.split(target)
-                guard let path = RequestTarget.percentDecode(parts.rawPath, plusAsSpace: false) else {
-                    throw .badRequest("invalid percent-encoding in path")
-                }
-                var query: [(name: String, value: String)] = []
-                if let rawQuery = parts.rawQuery {
-                    guard let decoded = RequestTarget.decodeQuery(rawQuery) else {
-                        throw .badRequest("invalid percent-encoding in query")
-                    }
-                    query = decoded
-                }
-                request.rawPath = parts.rawPath
-                request.path = path
-                request.query = query
-                memo.target = (target, parts.rawPath, path, query)
+            guard target == "*" || target.utf8.first == UInt8(ascii: "/") else {
+                throw .badRequest(":path must start with \"/\"")
             }
+            decoded = try memo.target.decode(target)
         }
+        var request = HTTPRequest(method: method, target: "/", version: .http2, remoteAddress: remoteAddress)
+        request.target = target
+        request.rawPath = decoded.rawPath
+        request.path = decoded.path
+        request.query = decoded.query
         request.headers = head.headers
         request.keepAlive = true
         return request

@@ -1,0 +1,58 @@
+/// A request target taken apart and decoded as ``HTTPRequest`` carries it.
+struct DecodedTarget {
+    /// The target as sent (origin-form, or `*`).
+    var target: String
+    /// The path as sent, before percent-decoding.
+    var rawPath: String
+    /// The percent-decoded path (`*` for the asterisk-form).
+    var path: String
+    /// The decoded query pairs, in order.
+    var query: [(name: String, value: String)]
+
+    /// Decodes `target`, an origin-form target or `*` whose characters and form the caller has checked (the request
+    /// line's parser, or the HTTP/2 `:path` checks).
+    ///
+    /// - Throws: 400 for a path or query whose percent-encoding is invalid (a bad escape, an encoded NUL, bytes that
+    ///   are not UTF-8).
+    init(_ target: String) throws(RequestParser.Rejection) {
+        let parts = RequestTarget.split(target)
+        self.target = target
+        rawPath = parts.rawPath
+        if target == "*" {
+            path = "*"
+        } else {
+            guard let decoded = RequestTarget.percentDecode(parts.rawPath, plusAsSpace: false) else {
+                throw .badRequest("invalid percent-encoding in path")
+            }
+            path = decoded
+        }
+        query = []
+        if let rawQuery = parts.rawQuery {
+            guard let decoded = RequestTarget.decodeQuery(rawQuery) else {
+                throw .badRequest("invalid percent-encoding in query")
+            }
+            query = decoded
+        }
+    }
+}
+
+/// The last target a connection decoded: clients send the same target request after request, and the header value
+/// caches hand back the same string for it, so the next request's target is compared (its storage first) instead of
+/// decoded again. Used by the HTTP/1.1 parser and the HTTP/2 session alike.
+struct RecentTarget {
+    private var last: DecodedTarget?
+
+    /// The decoded target when `target` is the last one decoded, else nil.
+    func recent(_ target: String) -> DecodedTarget? {
+        guard let last, last.target.hasSameBytes(as: target) else { return nil }
+        return last
+    }
+
+    /// `target` decoded (see ``DecodedTarget/init(_:)``), from the last one when it is the same.
+    mutating func decode(_ target: String) throws(RequestParser.Rejection) -> DecodedTarget {
+        if let recent = recent(target) { return recent }
+        let decoded = try DecodedTarget(target)
+        last = decoded
+        return decoded
+    }
+}
