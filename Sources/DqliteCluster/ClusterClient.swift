@@ -302,7 +302,21 @@ public final class ClusterClient: Sendable {
         if let callerDeadline { deadline = min(deadline, callerDeadline) }
         var backoff = Backoff()
         var lastError: DqliteError?
+        /// The caller's deadline has passed (a read only: a write's outcome cannot be given up on).
+        func pastCallerDeadline() -> Bool {
+            guard !isWrite, let callerDeadline else { return false }
+            return ContinuousClock.now >= callerDeadline
+        }
+        func deadlineExceeded() -> ClusterError {
+            ClusterError(
+                kind: .deadlineExceeded,
+                message: "the statement was not answered within the caller's time limit",
+                sql: sql
+            )
+        }
         repeat {
+            // A read called with its time already up is not sent for nothing (a retry comes only while time is left).
+            if pastCallerDeadline() { throw deadlineExceeded() }
             let pooled = try checkOut(deadline: deadline)
             do throws(DqliteError) {
                 let result = try request(pooled)
@@ -310,15 +324,11 @@ public final class ClusterClient: Sendable {
                 return result
             } catch {
                 lastError = error
-                if !isWrite, error.kind == .timeout, let callerDeadline, ContinuousClock.now >= callerDeadline {
+                if error.kind == .timeout && pastCallerDeadline() {
                     // The statement reached the leader and is not answered in the caller's time: its answer may
                     // still come on this connection, which is closed; the leader itself is not in doubt.
                     pooled.connection.close()
-                    throw ClusterError(
-                        kind: .deadlineExceeded,
-                        message: "the statement was not answered within the caller's time limit",
-                        sql: sql
-                    )
+                    throw deadlineExceeded()
                 }
                 switch RetryPolicy.decide(after: error, isWrite: isWrite) {
                 case .retry(let forget):

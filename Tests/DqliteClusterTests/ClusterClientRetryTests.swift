@@ -118,6 +118,16 @@ struct ClusterClientRetryTests {
         #expect(server.count(of: Self.querySQL) == 2)
     }
 
+    /// Checks that a read whose deadline has already passed is not sent at all.
+    @Test func read_withItsDeadlinePassed_isNotSent() throws {
+        let server = try FakeDqliteServer { server, type, _ in
+            server.leaderAnswer(type) ?? .answer(.rows(DqliteRows(columns: [], rows: [])))
+        }
+        let error = clusterError { try client(server).query("SELECT 1", deadline: .now - .milliseconds(1)) }
+        #expect(error?.kind == .deadlineExceeded)
+        #expect(server.count(of: Self.querySQL) == 0)
+    }
+
     /// Checks that without a caller's deadline the same silence is retried until the call timeout, then
     /// `.unavailable` (a read is safe to send again), so the deadline above is what ends the call.
     @Test func read_notAnsweredWithoutDeadline_isRetriedUntilTheCallTimeout() throws {

@@ -32,8 +32,9 @@ extension APIError {
         case .unavailable:
             self = .unavailable("no leader of the cluster answered in time; nothing was changed", retryAfter: 1)
         case .deadlineExceeded:
-            // A read past the request's time limit: the local backend's answer to an interrupted statement.
-            self = .timeout("the statement time limit was reached")
+            // A read past the request's time limit: the local backend's status and code for an interrupted
+            // statement, and a message that says where the time went.
+            self = .timeout("the statement time limit was reached before the cluster's leader answered")
         case .invalidArgument:
             // The protocol NUL-terminates text: a value with U+0000 cannot be sent (nothing was).
             self = .bindError("a value cannot be sent to the cluster (text containing U+0000)")

@@ -182,6 +182,12 @@ import Testing
         let response = try client.post("/query", long)
         #expect(response.status == 400)
         #expect(try response.json()["error"]?["code"]?.stringValue == "TIMEOUT")
+        // The leader's answer was waited for and given up (not the check between statements, which says only
+        // "the statement time limit was reached" and would pass the lines above without sending anything).
+        #expect(
+            try response.json()["error"]?["message"]?.stringValue
+                == "the statement time limit was reached before the cluster's leader answered"
+        )
         let next = try client.ok("/query", #"{"sql": "SELECT 41 + 1 AS v"}"#)
         #expect(next["rows"]?[0]?["v"]?.int64Value == 42)
     }

@@ -48,7 +48,7 @@ import Testing
         let error = APIError(cluster: ClusterError(kind: .deadlineExceeded, message: "late"), isWrite: false)
         #expect(error.status == 400)
         #expect(error.code == "TIMEOUT")
-        #expect(error.message == "the statement time limit was reached")
+        #expect(error.message == "the statement time limit was reached before the cluster's leader answered")
     }
 
     /// A value the wire cannot carry is the client's BIND_ERROR; an answer over the client's limit is
