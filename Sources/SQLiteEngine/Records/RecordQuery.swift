@@ -142,6 +142,9 @@ public struct RecordQuery: Sendable {
         public var outputCount: Int
         /// Where each of ``RecordQuery/sortKeys`` is among the selected columns.
         public var sortKeyIndices: [Int]
+
+        /// How many values a row of it must have to be read: its output columns and every sort key.
+        public var columnCount: Int { max(outputCount, (sortKeyIndices.max() ?? -1) + 1) }
     }
 
     // MARK: SQL

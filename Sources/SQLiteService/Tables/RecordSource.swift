@@ -34,10 +34,17 @@ enum RecordSource {
             return try SQLiteService.mapped(db) { try db.fetchRecordPage(query) }
         case .cluster(_, let reader, let deadline):
             let statement = query.pageStatement()
-            return query.page(
-                from: try Self.rows(statement.sql, statement.arguments, on: reader, until: deadline),
-                of: statement
-            )
+            let rows = try Self.rows(statement.sql, statement.arguments, on: reader, until: deadline)
+            // The page reads its output and sort-key columns by position: a leader's answer narrower than the
+            // statement (which names every column) is an error, not a crash.
+            guard rows.allSatisfy({ $0.count >= statement.columnCount }) else {
+                throw .sqlite(
+                    name: "SQLITE_INTERNAL",
+                    code: 2,
+                    message: "the leader's answer had fewer columns than the page's statement"
+                )
+            }
+            return query.page(from: rows, of: statement)
         }
     }
 

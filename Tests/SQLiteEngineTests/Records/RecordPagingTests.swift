@@ -127,6 +127,37 @@ import Testing
         #expect(backward == expected)
     }
 
+    /// The page made of rows read elsewhere (the cluster's leader runs `pageStatement()` and hands its rows to
+    /// `page(from:of:)`) is the page `fetchRecordPage` makes, forward and backward, full and not; with an ordering
+    /// column left out of the output, the statement's rows are wider than the output (`columnCount`).
+    @Test func pageFromRowsReadElsewhere_isTheLocalPage() throws {
+        let db = try makeMemoryDatabase()
+        try db.execute(sql: "CREATE TABLE t(id INTEGER PRIMARY KEY, s1 INTEGER, s2 TEXT)")
+        try db.execute(sql: "INSERT INTO t VALUES (1, 3, 'a'), (2, 1, 'b'), (3, 2, 'c'), (4, 1, 'd'), (5, 9, 'e')")
+        var query = RecordQuery(table: try #require(try db.recordTable(named: "t")))
+        query.ordering = [RecordOrdering(column: "s1", descending: false)]
+        query.columns = ["s2"]
+        for (limit, position) in [
+            (2, nil), (10, nil),
+            (2, RecordCursorPosition(direction: .after, values: [.integer(1), .integer(4)])),
+            (2, RecordCursorPosition(direction: .before, values: [.integer(9), .integer(5)])),
+        ] as [(Int, RecordCursorPosition?)] {
+            query.limit = limit
+            query.position = position
+            let statement = query.pageStatement()
+            #expect(statement.outputCount == 2)
+            #expect(statement.columnCount > statement.outputCount)
+            let rows = try db.fetchAll(sql: statement.sql, arguments: .positional(statement.arguments)).map { row in
+                (0..<row.count).map { row[$0] }
+            }
+            #expect(rows.allSatisfy { $0.count == statement.columnCount })
+            #expect(
+                query.page(from: rows, of: statement) == (try db.fetchRecordPage(query)),
+                "\(limit) \(String(describing: position))"
+            )
+        }
+    }
+
     /// A page after or before a row, ordered by an indexed column, is an index range scan: no sort of the whole
     /// result, no full scan, no OFFSET.
     @Test func indexedOrder_isAnIndexRangeScan() throws {
