@@ -56,9 +56,18 @@ public struct DqliteError: Error, Sendable, CustomStringConvertible {
     /// replicated; whether it was committed is unknown.
     public static let leadershipLostCode: UInt64 = 10 | 41 << 8
 
-    /// Whether the server refused the request because it is not the leader.
+    /// `RAFT_NOTLEADER` (7), passed through as the FAILURE code: dqlite 1.11 answers a write with raft's own code
+    /// when `raft_apply` or `raft_barrier` refuses it because the node is not the leader or is handing the leadership
+    /// over (`sqlited cluster transfer`, a leader stopping). The statement ran on the leader's connection but its
+    /// pages were discarded (`VfsAbort`) before anything was appended to the Raft log, so nothing was committed; the
+    /// message is whatever SQLite last said on that connection (often "no more rows available"). The same number is
+    /// `SQLITE_NOMEM`, which also leaves nothing committed, so reading it as "not the leader" is safe either way.
+    public static let raftNotLeaderCode: UInt64 = 7
+
+    /// Whether the server refused the request because it is not (or is no longer) the leader: the request changed
+    /// nothing, and may be sent again to the leader.
     public var isNotLeader: Bool {
-        kind == .failure && code == Self.notLeaderCode
+        kind == .failure && (code == Self.notLeaderCode || code == Self.raftNotLeaderCode)
     }
 
     /// Whether the server lost leadership during the request.

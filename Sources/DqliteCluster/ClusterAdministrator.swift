@@ -102,8 +102,11 @@ public struct ClusterAdministrator: Sendable {
 
     /// Hands leadership to the voter `id`; nothing is sent when it leads already.
     ///
-    /// - Throws: ``ClusterError`` `.invalidConfiguration` when `id` is not a member or not a voter; `.membership`
-    ///   when the leader refused (the node is down or behind); `.unavailable`.
+    /// The leader refuses a transfer to a node that is down or behind ("leadership transfer failed"); that refusal
+    /// is asked again until ``timeout``, so a transfer right after the target started again waits for it to catch up.
+    ///
+    /// - Throws: ``ClusterError`` `.invalidConfiguration` when `id` is not a member or not a voter; `.unavailable`
+    ///   when no leader answered, or the leadership did not move to `id`, within ``timeout``.
     public func transfer(to id: UInt64) throws(ClusterError) {
         try withLeader { leader, nodes throws(ClusterError) in
             let member = try Self.requireMember(id, in: nodes)
@@ -114,8 +117,18 @@ public struct ClusterAdministrator: Sendable {
                 )
             }
             guard id != leader.id else { return }
-            try request("TRANSFER leadership to node \(id)") { () throws(DqliteError) in
+            do throws(DqliteError) {
                 try leader.connection.transfer(to: id)
+            } catch {
+                // dqlite refuses a transfer whose target does not catch up in time ("leadership transfer failed",
+                // DQLITE_ERROR), as a node that has just started again may not: asked again until the timeout.
+                // A refusal as a non-leader, a broken connection: the leader is looked up again.
+                let reason = error.kind == .failure ? error.message : "\(error)"
+                throw ClusterError(
+                    kind: .unavailable,
+                    code: error.code,
+                    message: "the leader did not hand its leadership to node \(id) (\(reason))"
+                )
             }
         }
     }
@@ -157,10 +170,13 @@ public struct ClusterAdministrator: Sendable {
         let locator = LeaderLocator(options: connectionOptions)
         var backoff = Backoff()
         var lastError: String?
+        /// Whether a leader was reached: the timeout's message then says what it answered, not that none did.
+        var leaderReached = false
         repeat {
             var dqliteError: DqliteError?
             if let leader = locator.connect(members: members, deadline: deadline, lastError: &dqliteError) {
                 defer { leader.connection.close() }
+                leaderReached = true
                 do throws(ClusterError) {
                     let nodes: [DqliteNodeInfo]
                     do {
@@ -177,6 +193,9 @@ public struct ClusterAdministrator: Sendable {
                 lastError = "\(dqliteError)"
             }
         } while backoff.wait(until: deadline)
+        if leaderReached, let lastError {
+            throw ClusterError(kind: .unavailable, message: "not done within \(timeout): \(lastError)")
+        }
         throw ClusterError(
             kind: .unavailable,
             message: "no leader of the cluster answered within \(timeout) (asked: "

@@ -178,12 +178,20 @@ struct ServerRunner {
     private func logStartupSummary(logger: Logger, server: HTTPServer) {
         let http = configuration.httpLimits
         let service = configuration.serviceLimits
+        // In cluster mode no local database file is used: the line names the node and its data directory instead.
+        var storage: Logger.Metadata = ["database": "\(configuration.databasePath)"]
+        if let cluster = configuration.cluster {
+            storage = [
+                "cluster_node": "\(cluster.nodeID)", "cluster_address": "\(cluster.address)",
+                "cluster_data_dir": "\(cluster.dataDirectory)",
+            ]
+        }
         logger.info(
             "sqlited started",
-            metadata: [
+            metadata: storage.merging([
                 "version": "\(version)", "sqlite": "\(sqliteLibraryVersion)", "pid": "\(getpid())",
                 "config": "\(options.configFilePath(environment: ProcessInfo.processInfo.environment) ?? "none")",
-                "database": "\(configuration.databasePath)", "readers": "\(configuration.readerCount)",
+                "readers": "\(configuration.readerCount)",
                 "event_loops": "\(server.eventLoopCount)",
                 "synchronous": "\(configuration.synchronous.rawValue)",
                 "tokens": "\(configuration.tokens?.entries.count ?? 0)",
@@ -192,7 +200,7 @@ struct ServerRunner {
                 body=\(http.maxBodySize) connections=\(http.maxConnections) rows=\(service.maxRows) \
                 statement_timeout=\(service.statementTimeout) statements=\(service.maxStatements)
                 """,
-            ]
+            ]) { first, _ in first }
         )
     }
 

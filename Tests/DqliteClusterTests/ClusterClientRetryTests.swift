@@ -54,6 +54,34 @@ struct ClusterClientRetryTests {
         #expect(server.count(of: Self.execSQL) == 2)
     }
 
+    /// Checks that a write refused while the leadership moves (dqlite 1.11 answers raft_apply's RAFT_NOTLEADER, 7,
+    /// with SQLite's last message, "no more rows available") is retried, not answered as SQLITE_NOMEM (issue #23).
+    @Test func write_refusedDuringLeadershipTransfer_isRetried() throws {
+        let server = try FakeDqliteServer { server, type, seen in
+            server.leaderAnswer(type)
+                ?? (seen < 2
+                    ? .answer(.failure(code: DqliteError.raftNotLeaderCode, message: "no more rows available"))
+                    : .answer(Self.inserted))
+        }
+        let result = try client(server).exec("INSERT INTO t VALUES (1)")
+        #expect(result == DqliteExecResult(lastInsertID: 7, rowsAffected: 1))
+        #expect(server.count(of: Self.execSQL) == 3)
+    }
+
+    /// Checks that a write refused that way until the call timeout is `.unavailable` (it certainly did not run),
+    /// never `.failure` with code 7.
+    @Test func write_refusedDuringTransferUntilTimeout_isUnavailable() throws {
+        let server = try FakeDqliteServer { server, type, _ in
+            server.leaderAnswer(type)
+                ?? .answer(.failure(code: DqliteError.raftNotLeaderCode, message: "no more rows available"))
+        }
+        let error = clusterError {
+            try client(server, callTimeout: .milliseconds(300)).exec("INSERT INTO t VALUES (1)")
+        }
+        #expect(error?.kind == .unavailable)
+        #expect(server.count(of: Self.execSQL) >= 1)
+    }
+
     /// Checks that a write answered with SQLITE_IOERR_LEADERSHIP_LOST (replication interrupted) is
     /// `outcomeUnknown`, sent once.
     @Test func write_leadershipLost_isOutcomeUnknown() throws {
@@ -157,6 +185,8 @@ struct ClusterClientRetryTests {
             RetryPolicy.decide(after: error, isWrite: write)
         }
         let notLeader = DqliteError(kind: .failure, code: DqliteError.notLeaderCode, message: "")
+        // dqlite 1.11's answer to a write during a leadership transfer: raft_apply's RAFT_NOTLEADER as the code.
+        let transferring = DqliteError(kind: .failure, code: 7, message: "no more rows available")
         let lost = DqliteError(kind: .failure, code: DqliteError.leadershipLostCode, message: "")
         let busy = DqliteError(kind: .failure, code: 5, message: "")
         let closed = DqliteError(kind: .failure, code: 12, message: "no database opened")
@@ -165,6 +195,7 @@ struct ClusterClientRetryTests {
         let unsent = DqliteError(kind: .io, code: UInt64(EPIPE), message: "", requestNotSent: true)
         let timeout = DqliteError(kind: .timeout, message: "")
         #expect(decide(notLeader, write: true) == .retry(forgetLeader: true))
+        #expect(decide(transferring, write: true) == .retry(forgetLeader: true))
         #expect(decide(busy, write: true) == .retry(forgetLeader: false))
         #expect(decide(closed, write: true) == .retry(forgetLeader: true))
         #expect(decide(unsent, write: true) == .retry(forgetLeader: true))
@@ -172,7 +203,7 @@ struct ClusterClientRetryTests {
         #expect(decide(broken, write: true) == .fail(.outcomeUnknown, keepConnection: false))
         #expect(decide(timeout, write: true) == .fail(.outcomeUnknown, keepConnection: false))
         #expect(decide(constraint, write: true) == .fail(.failure, keepConnection: true))
-        for error in [notLeader, closed, lost, broken, timeout, unsent] {
+        for error in [notLeader, transferring, closed, lost, broken, timeout, unsent] {
             #expect(decide(error, write: false) == .retry(forgetLeader: true))
         }
         #expect(decide(constraint, write: false) == .fail(.failure, keepConnection: true))

@@ -95,6 +95,10 @@ final class HTTP2Session {
     private var blockSerial: UInt64 = 0
     /// The header block of the response being submitted, reused.
     private let responseFields = HTTP2ResponseFields()
+    /// The concurrent stream limit and the stream id rules libnghttp2 leaves to the server.
+    private var admission: StreamAdmission
+    /// Whether the SETTINGS frame sent carries the real stream limit yet (``StreamAdmission/advertise(_:inFirstFrameOf:at:)``).
+    private var advertisedStreamLimit = false
     private var controlFrames: FloodBudget
     private var resets: FloodBudget
     /// When the bytes being received arrived (uptime nanoseconds).
@@ -113,6 +117,7 @@ final class HTTP2Session {
     init(limits: HTTPLimits, cachesMemory: Bool = true) {
         self.limits = limits
         allocator = HTTP2Allocator(cachedPerClass: cachesMemory ? HTTP2Allocator.cachedPerClass : 0)
+        admission = StreamAdmission(maxConcurrentStreams: limits.http2.maxConcurrentStreams)
         controlFrames = FloodBudget(burst: limits.http2.controlFrameBurst, rate: limits.http2.controlFrameRate)
         resets = FloodBudget(burst: limits.http2.resetBurst, rate: limits.http2.resetRate)
         var callbacks: OpaquePointer?
@@ -138,9 +143,10 @@ final class HTTP2Session {
         )
         let window = UInt32(clamping: min(max(limits.http2.initialWindowSize, 0), Int(Int32.max)))
         var settings = [
+            // libnghttp2 gets no limit; the frame it serializes is given the real one (StreamAdmission).
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                value: UInt32(clamping: max(limits.http2.maxConcurrentStreams, 0))
+                value: StreamAdmission.libnghttp2Limit
             ),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: window),
             nghttp2_settings_entry(
@@ -161,6 +167,7 @@ final class HTTP2Session {
             nghttp2_session_upgrade2(session, payload.baseAddress, payload.count, headRequest ? 1 : 0, nil)
         }
         guard result == 0 else { return nil }
+        _ = admission.open(1)
         answering.insert(1)
         requestCount += 1
     }
@@ -209,10 +216,20 @@ final class HTTP2Session {
     }
 
     private static func install(_ callbacks: OpaquePointer?) {
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { _, header, user in
+            guard let header, header.pointee.type == UInt8(NGHTTP2_HEADERS.rawValue),
+                let session = HTTP2Session.from(user)
+            else { return 0 }
+            return session.headersFrameBegins(streamID: header.pointee.stream_id)
+        }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
             guard let frame, let session = HTTP2Session.from(user) else { return 0 }
             let streamID = frame.pointee.hd.stream_id
             if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+                guard session.admission.open(streamID) else {
+                    session.refuse(streamID)
+                    return 0
+                }
                 let stream = IncomingStream(lastActivity: session.receivedAt)
                 session.incoming[streamID] = stream
                 session.receivingHeaders = (streamID, stream)
@@ -249,8 +266,33 @@ final class HTTP2Session {
             session.incoming[streamID] = nil
             session.pendingBodies[streamID] = nil
             session.answering.remove(streamID)
+            session.admission.closed(streamID)
             return 0
         }
+    }
+
+    /// A HEADERS frame's header: one naming a stream id the client skipped ends the session (RFC 9113 §5.1.1); the
+    /// error makes `receive` queue GOAWAY `PROTOCOL_ERROR`.
+    private func headersFrameBegins(streamID: Int32) -> Int32 {
+        let verdict = admission.headersFrame(streamID: streamID) {
+            nghttp2_session_find_stream(session, streamID) != nil
+        }
+        return verdict == .protocolError ? NGHTTP2_ERR_CALLBACK_FAILURE.rawValue : 0
+    }
+
+    /// Refuses a request stream past the concurrent stream limit (RFC 9113 §5.1.2): `RST_STREAM` `REFUSED_STREAM`,
+    /// its fields ignored (libnghttp2 still decodes them, which keeps HPACK in step). A client that keeps opening
+    /// streams past the limit spends the control-frame budget.
+    private func refuse(_ streamID: Int32) {
+        receivingHeaders = nil
+        matchingStreamID = 0
+        _ = nghttp2_submit_rst_stream(
+            session,
+            UInt8(NGHTTP2_FLAG_NONE.rawValue),
+            streamID,
+            NGHTTP2_REFUSED_STREAM.rawValue
+        )
+        spendControlFrame("streams past the concurrent stream limit")
     }
 
     private func header(streamID: Int32, isTrailer: Bool, _ field: HeaderFieldBuffers) {
@@ -608,6 +650,7 @@ final class HTTP2Session {
     /// Resets a stream (`RST_STREAM` with `code`, an `nghttp2_error_code`).
     func reset(streamID: Int32, code: UInt32) {
         answering.remove(streamID)
+        admission.didReset(streamID)
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, code)
     }
 
@@ -635,7 +678,16 @@ final class HTTP2Session {
             let length = nghttp2_session_mem_send(session, &data)
             if length < 0 { throw ProtocolError(code: Int(length)) }
             guard length > 0, let data else { break }
+            let start = output.count
             output.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+            if !advertisedStreamLimit {
+                // The session's SETTINGS is its first frame (libnghttp2 sends one frame per call).
+                advertisedStreamLimit = StreamAdmission.advertise(
+                    admission.maxConcurrentStreams,
+                    inFirstFrameOf: &output,
+                    at: start
+                )
+            }
         }
     }
 }

@@ -47,6 +47,24 @@ enum SQLPolicy {
     ///   <https://www.sqlite.org/stmt.html>
     static let deniedTables: Set<String> = ["sqlite_stmt"]
 
+    /// Every pragma of SQLite 3.40 (pragma.h), to tell a pragma's table-valued form (`pragma_<name>`) from a table
+    /// a client named so (which is read as usual).
+    static let pragmaNames: Set<String> = [
+        "analysis_limit", "application_id", "auto_vacuum", "automatic_index", "busy_timeout", "cache_size",
+        "cache_spill", "case_sensitive_like", "cell_size_check", "checkpoint_fullfsync", "collation_list",
+        "compile_options", "count_changes", "data_store_directory", "data_version", "database_list",
+        "default_cache_size", "defer_foreign_keys", "empty_result_callbacks", "encoding", "foreign_key_check",
+        "foreign_key_list", "foreign_keys", "freelist_count", "full_column_names", "fullfsync", "function_list",
+        "hard_heap_limit", "ignore_check_constraints", "incremental_vacuum", "index_info", "index_list",
+        "index_xinfo", "integrity_check", "journal_mode", "journal_size_limit", "legacy_alter_table",
+        "legacy_file_format", "locking_mode", "max_page_count", "mmap_size", "module_list", "optimize", "page_count",
+        "page_size", "parser_trace", "pragma_list", "query_only", "quick_check", "read_uncommitted",
+        "recursive_triggers", "reverse_unordered_selects", "schema_version", "secure_delete", "short_column_names",
+        "shrink_memory", "soft_heap_limit", "stats", "synchronous", "table_info", "table_list", "table_xinfo",
+        "temp_store", "temp_store_directory", "threads", "trusted_schema", "user_version", "vdbe_addoptrace",
+        "vdbe_debug", "vdbe_listing", "vdbe_trace", "wal_autocheckpoint", "wal_checkpoint", "writable_schema",
+    ]
+
     /// Pragmas the writer may also set.
     static let writerSettablePragmas: Set<String> = ["user_version", "application_id"]
 
@@ -92,8 +110,16 @@ enum SQLPolicy {
             }
             return nil
         case .read:
-            if let table = context.arg1?.lowercased(), deniedTables.contains(table) {
+            guard let table = context.arg1?.lowercased() else { return nil }
+            if deniedTables.contains(table) {
                 return "reading \(table) is not allowed"
+            }
+            // A pragma's table-valued form (`SELECT * FROM pragma_database_list`) is decided as the pragma without
+            // an argument, when the statement is prepared: SQLite itself asks about the PRAGMA only when the
+            // statement runs (the virtual table prepares it in xFilter), which a cluster node's copy of the schema
+            // never does, so the leader's bare "not authorized" would be the answer there (issue #23).
+            if table.hasPrefix("pragma_"), case let name = String(table.dropFirst(7)), pragmaNames.contains(name) {
+                return pragmaDenial(name: name, argument: nil, role: role)
             }
             return nil
         case .pragma:

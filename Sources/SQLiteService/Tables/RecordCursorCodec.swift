@@ -44,7 +44,10 @@ struct RecordCursorCodec: Sendable {
             case .blob(let data):
                 writer.beginArray()
                 writer.writeString("b")
-                writer.writeBase64(Array(data))
+                // A string, as `value(_:)` reads it back (`writeBase64` would write the API's `{"base64": …}`).
+                var encoded: [UInt8] = []
+                data.withUnsafeBytes { Base64.encode($0, into: &encoded) }
+                writer.writeString(String(decoding: encoded, as: UTF8.self))
                 writer.endArray()
             }
         }

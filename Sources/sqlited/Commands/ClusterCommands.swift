@@ -9,8 +9,9 @@ struct ClusterCommand: ParsableCommand {
         abstract: "List, add or remove the members of a cluster, or move its leadership.",
         discussion: """
             Each subcommand finds the leader through the members given with --member, else through cluster.address \
-            and cluster.join of the configuration (--config, $SQLITED_CONFIG, SQLITED_CLUSTER_* variables). \
-            Exit status 1 when the request is refused (an unknown id, the leader removed) or no leader answers.
+            and cluster.join of the configuration (--config, $SQLITED_CONFIG, SQLITED_CLUSTER_* variables; only \
+            those two keys are read). Exit status 1 when the request is refused (an unknown id, the leader removed) \
+            or not done in time, 64 for a malformed flag, 78 for a configuration that names no valid member.
             """,
         subcommands: [
             ClusterListCommand.self, ClusterAddCommand.self, ClusterRemoveCommand.self, ClusterTransferCommand.self,
@@ -46,15 +47,34 @@ struct ClusterCommandOptions: ParsableArguments {
         var members = member
         if members.isEmpty {
             let options = try ConfigurationOptions.parse(config.map { ["--config", $0] } ?? [])
-            let (configuration, _) = try options.load()
-            if let cluster = configuration.cluster {
-                members = [cluster.address] + cluster.join
+            do {
+                members = try Self.members(from: try options.layers())
+            } catch {
+                FileHandle.standardError.write(Data("sqlited: configuration error: \(error)\n".utf8))
+                throw ExitCode(ServeCommand.configurationErrorExitCode)
             }
         }
         guard !members.isEmpty else {
             throw ValidationError("no member to ask: give --member <ip:port>, or a configuration with cluster.address")
         }
         return ClusterAdministrator(members: members, timeout: .milliseconds(timeoutMilliseconds))
+    }
+
+    /// `cluster.address` and `cluster.join` of a configuration, each checked as the node checks them; nothing else
+    /// of the configuration is read, so an operator's file needs no `node_id` or `data_dir`.
+    static func members(from values: LayeredConfiguration) throws(ConfigurationError) -> [String] {
+        let address = try values.string("cluster.address", default: "")
+        let join = try values.stringArray("cluster.join", default: [])
+        for (key, candidates) in [("cluster.address", address.isEmpty ? [] : [address]), ("cluster.join", join)] {
+            if let bad = candidates.first(where: { !DaemonConfiguration.isNodeAddress($0) }) {
+                throw ConfigurationError(
+                    key: key,
+                    source: values.source(of: key),
+                    message: "\"\(bad)\" is not \"<IPv4>:<port>\""
+                )
+            }
+        }
+        return (address.isEmpty ? [] : [address]) + join
     }
 
     /// Runs `body`; a ``ClusterError`` is printed on standard error and ends the process with status 1.

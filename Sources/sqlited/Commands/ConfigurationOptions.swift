@@ -58,6 +58,14 @@ struct ConfigurationOptions: ParsableArguments {
     func load(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(ConfigurationError) -> (DaemonConfiguration, LayeredConfiguration) {
+        let values = try layers(environment: environment)
+        return (try DaemonConfiguration.load(from: values), values)
+    }
+
+    /// The configuration's layers, read but not validated as a whole (for a command that needs a few keys only).
+    func layers(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigurationError) -> LayeredConfiguration {
         var flags: [String: (flag: String, value: ConfigContent)] = [:]
         if let database { flags["database.path"] = ("--database", .string(database)) }
         if let host { flags["listen.host"] = ("--host", .string(host)) }
@@ -69,11 +77,10 @@ struct ConfigurationOptions: ParsableArguments {
         if let clusterAddress { flags["cluster.address"] = ("--cluster-address", .string(clusterAddress)) }
         if !clusterJoin.isEmpty { flags["cluster.join"] = ("--cluster-join", .stringArray(clusterJoin)) }
         if let clusterDataDir { flags["cluster.data_dir"] = ("--cluster-data-dir", .string(clusterDataDir)) }
-        let values = try LayeredConfiguration(
+        return try LayeredConfiguration(
             flags: flags,
             environment: environment,
             filePath: configFilePath(environment: environment)
         )
-        return (try DaemonConfiguration.load(from: values), values)
     }
 }

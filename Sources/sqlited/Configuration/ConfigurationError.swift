@@ -8,9 +8,13 @@ struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     let message: String
 
     var description: String {
-        if let key {
+        switch (key, source) {
+        case (let key?, .defaultValue):
+            // A required key that no layer sets has no source to name.
+            "key '\(key)' (not set in the file, the environment or the flags): \(message)"
+        case (let key?, _):
             "\(source): key '\(key)': \(message)"
-        } else {
+        case (nil, _):
             "\(source): \(message)"
         }
     }

@@ -65,6 +65,43 @@ import Testing
         #expect(noMember.stderr.contains("no member to ask"))
     }
 
+    /// An operator's file needs only `cluster.address` and `cluster.join` (no `node_id`, no `data_dir`: the
+    /// command reads those two keys, issue #23); a malformed address there is a configuration error, status 78,
+    /// naming the key and the file.
+    @Test func configuration_onlyAddressAndJoinAreRead() throws {
+        let cluster = try SharedCluster.get()
+        let directory = try TemporaryDirectory()
+        let config = directory.path("operator.yaml")
+        try """
+        cluster:
+          address: "\(cluster.nodes[2].raftAddress)"
+          join: ["\(cluster.nodes[0].raftAddress)"]
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let listed = try Self.run(["list", "--config", config.path])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(Self.listed(listed.stdout).keys.sorted() == [1, 2, 3])
+
+        let bad = directory.path("bad.yaml")
+        try "cluster:\n  join: [\"localhost:9001\"]\n".write(to: bad, atomically: true, encoding: .utf8)
+        let refused = try Self.run(["list", "--config", bad.path])
+        #expect(refused.status == 78, "\(refused.stderr)")
+        #expect(
+            refused.stderr
+                == "sqlited: configuration error: file \(bad.path): key 'cluster.join': \"localhost:9001\" is not "
+                + "\"<IPv4>:<port>\"\n"
+        )
+    }
+
+    /// A cluster node's start-up line names the node and its data directory, not the unused local database file.
+    @Test func startupLine_namesTheNodeNotALocalDatabase() throws {
+        let cluster = try SharedCluster.get()
+        let summary = try #require(cluster.standardError(1).first { $0.contains("sqlited started") })
+        #expect(summary.contains("cluster_node=1"), "\(summary)")
+        #expect(summary.contains("cluster_address=\(cluster.nodes[0].raftAddress)"), "\(summary)")
+        #expect(summary.contains("cluster_data_dir="), "\(summary)")
+        #expect(!summary.contains("database="), "\(summary)")
+    }
+
     /// Addresses and ids the configuration would refuse are refused before any member is asked (status 64, the
     /// usage error): a node that could never start with them would stay in the Raft configuration once added.
     @Test(arguments: [

@@ -70,15 +70,4 @@ import Testing
                 + " (SIGKILL to the first acknowledgment of a write sent after it; network latency 20 ms)"
         )
     }
-
-    /// Polls `condition` every 10 ms until it holds.
-    ///
-    /// - Throws: ``ClusterTestError`` naming `what` when it does not within `timeoutSeconds` (a liveness failure).
-    private func waitFor(_ what: String, timeoutSeconds: Double, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
-        while !condition() {
-            guard Date() < deadline else { throw ClusterTestError("no \(what) within \(timeoutSeconds) s") }
-            usleep(10_000)
-        }
-    }
 }

@@ -50,6 +50,8 @@ final class FailoverWriters: Sendable {
                 continue
             }
             switch response.status {
+            case 503 where response.header("Retry-After") == nil:
+                ledger.record(key, .unexpected("503 without Retry-After: \(response.bodyText)"))
             case 200:
                 ledger.record(key, .acknowledged(sentAt: sentAt, answeredAt: Date(), retried: retrying))
             case 503 where response.bodyText.contains("nothing was changed"):
@@ -109,5 +111,16 @@ final class FailoverLedger: Sendable {
                 return answeredAt
             }.min()
         }
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds.
+///
+/// - Throws: ``ClusterTestError`` naming `what` when it does not within `timeoutSeconds` (a liveness failure).
+func waitFor(_ what: String, timeoutSeconds: Double, _ condition: () -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeoutSeconds)
+    while !condition() {
+        guard Date() < deadline else { throw ClusterTestError("no \(what) within \(timeoutSeconds) s") }
+        usleep(10_000)
     }
 }

@@ -86,6 +86,17 @@ final class SharedCluster: @unchecked Sendable {
         _ = processes[id - 1].kill()
     }
 
+    /// What node `id`'s process wrote on standard error so far (its log), line by line.
+    func standardError(_ id: Int) -> [String] {
+        processes[id - 1].stderrLines
+    }
+
+    /// Stops node `id` with SIGTERM (the node's orderly shutdown: a leader hands its leadership over first) and
+    /// waits for it to exit, at most `timeoutSeconds`.
+    func terminate(_ id: Int, timeoutSeconds: Double = 30) throws {
+        _ = try processes[id - 1].stop(signal: SIGTERM, timeoutSeconds: timeoutSeconds)
+    }
+
     /// Starts node `id` again after ``kill(_:)``, with its data directory (so it only starts: the membership is
     /// recorded there), its Raft address and the HTTP port it had, so ``nodes`` stays true.
     func restart(_ id: Int) throws {

@@ -60,6 +60,41 @@ struct HTTP2FrameTests {
         }
     }
 
+    /// After the client acknowledged the server's SETTINGS (as every real client does), the streams past
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS` alone are refused: no GOAWAY, and an open stream is still answered
+    /// (RFC 9113 §5.1.2; issue #23).
+    @Test func streamsPastTheLimitAfterTheSettingsAck_areRefusedAndTheConnectionGoesOn() throws {
+        try withServer(["SQLITED_LIMITS_HTTP2_MAX_CONCURRENT_STREAMS": "20"]) { server in
+            let report = try HTTP2Tools.scenario("refused_after_ack", port: server.port, argument: "20")
+            let streams = report["streams"] as? [Int] ?? []
+            let resets = report["resets"] as? [String: Int] ?? [:]
+            #expect(streams.count == 25)
+            #expect(Set(resets.keys) == Set(streams.suffix(5).map(String.init)), "\(report)")
+            #expect(resets.values.allSatisfy { $0 == 7 }, "REFUSED_STREAM: \(resets)")
+            #expect(report["goaway"] is NSNull, "\(report)")
+            #expect(report["closed"] as? Bool == false, "\(report)")
+            #expect(status(report, stream: 1) == 200, "\(report)")
+        }
+    }
+
+    /// A HEADERS frame on a stream id below one already used: on a skipped id, GOAWAY `PROTOCOL_ERROR` (RFC 9113
+    /// §5.1.1); on the closed stream itself, a connection error too (§5.1; libnghttp2 says `STREAM_CLOSED` while it
+    /// remembers the stream, `PROTOCOL_ERROR` after). Never silence.
+    @Test(arguments: ["skipped_stream_id", "closed_stream_id"])
+    func headersOnALowerStreamID_isAConnectionError(scenario: String) throws {
+        try withServer { server in
+            let report = try HTTP2Tools.scenario(scenario, port: server.port)
+            #expect(status(report, stream: 5) == 200, "\(report)")
+            if scenario == "skipped_stream_id" {
+                #expect(report["goaway"] as? Int == 1, "PROTOCOL_ERROR: \(report)")
+            } else {
+                #expect([1, 5].contains(report["goaway"] as? Int ?? -1), "\(report)")
+            }
+            #expect(report["last_stream_id"] as? Int == 5, "\(report)")
+            #expect(report["closed"] as? Bool == true, "\(report)")
+        }
+    }
+
     @Test(arguments: ["rapid_reset", "ping_flood", "settings_flood", "window_update_flood", "empty_data_flood"])
     func flood_getsGoAwayEnhanceYourCalm_andOtherClientsAreServed(scenario: String) throws {
         try withServer { server in

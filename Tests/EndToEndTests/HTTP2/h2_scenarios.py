@@ -137,12 +137,16 @@ class RawFrames:
         self.sock = sock
         self.decoder = hpack.Decoder()
         self.buffer = b""
-        self.result = {"statuses": {}, "bodies": {}, "order": [], "goaway": None, "last_stream_id": None,
-                       "closed": False, "frames": []}
+        self.result = {"statuses": {}, "bodies": {}, "order": [], "resets": {}, "goaway": None,
+                       "last_stream_id": None, "closed": False, "frames": []}
 
     def read_until_closed(self, timeout):
+        self.read_until(lambda raw: False, timeout)
+
+    def read_until(self, done, timeout):
+        """Reads frames until done(self) is true, the connection closes, or the timeout passes."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while not done(self) and time.monotonic() < deadline:
             self.sock.settimeout(max(deadline - time.monotonic(), 0.01))
             try:
                 data = self.sock.recv(65536)
@@ -166,7 +170,7 @@ class RawFrames:
             stream_id = int.from_bytes(self.buffer[5:9], "big") & 0x7FFFFFFF
             payload = self.buffer[9 : 9 + length]
             self.buffer = self.buffer[9 + length :]
-            self.result["frames"].append([frame_type, stream_id])
+            self.result["frames"].append([frame_type, stream_id, flags])
             if frame_type == 0x1:
                 fields = dict(self.decoder.decode(payload))
                 status = fields.get(":status", fields.get(b":status"))
@@ -175,6 +179,8 @@ class RawFrames:
             elif frame_type == 0x0:
                 self.result["bodies"].setdefault(stream_id, "")
                 self.result["bodies"][stream_id] += payload.decode("utf-8", "replace")
+            elif frame_type == 0x3:
+                self.result["resets"][stream_id] = int.from_bytes(payload[0:4], "big")
             elif frame_type == 0x7:
                 self.result["last_stream_id"] = int.from_bytes(payload[0:4], "big") & 0x7FFFFFFF
                 self.result["goaway"] = int.from_bytes(payload[4:8], "big")
@@ -184,6 +190,24 @@ class RawFrames:
 
 def frame(frame_type, flags, stream_id, payload=b""):
     return struct.pack(">I", len(payload))[1:] + bytes([frame_type, flags]) + struct.pack(">I", stream_id) + payload
+
+
+def acknowledged_connection(port):
+    """A raw connection that has sent the preface and its SETTINGS, read the server's SETTINGS and acknowledged them,
+    as every real client does (libnghttp2 applies its own SETTINGS only from the ACK on)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(0x4, 0x0, 0))
+    raw = RawFrames(sock)
+    raw.read_until(lambda r: any(f[0] == 0x4 and not f[2] & 0x1 for f in r.result["frames"]), timeout=5)
+    sock.sendall(frame(0x4, 0x1, 0))
+    return sock, raw
+
+
+def request_block(encoder, method, path):
+    return encoder.encode(
+        [(":method", method), (":path", path), (":scheme", "http"), (":authority", "localhost")]
+        + ([("content-type", "application/json")] if method == "POST" else [])
+    )
 
 
 def send_flood(client, frames):
@@ -220,6 +244,43 @@ def main():
         streams = [client.request("POST", "/update", body=None, end=False) for _ in range(count)]
         client.pump(lambda c: len(c.result["resets"]) >= count - 100, timeout=5)
         client.report(streams=streams)
+    elif scenario == "refused_after_ack":
+        # argument: the server's limit. After the SETTINGS ACK, the limit's worth of POSTs waiting for a body, then
+        # five more HEADERS frames; then the first stream's body. RFC 9113 §5.1.2: the five are refused
+        # (RST_STREAM), the connection and the open streams go on.
+        limit = int(argument or "100")
+        sock, raw = acknowledged_connection(port)
+        encoder = hpack.Encoder()
+        streams = [1 + 2 * index for index in range(limit + 5)]
+        sock.sendall(b"".join(frame(0x1, 0x4, s, request_block(encoder, "POST", "/query")) for s in streams))
+        raw.read_until(lambda r: len(r.result["resets"]) >= 5 or r.result["goaway"] is not None, timeout=5)
+        body = json.dumps({"sql": "SELECT 1 AS one"}).encode()
+        try:
+            sock.sendall(frame(0x0, 0x1, 1, body))
+        except (BrokenPipeError, ConnectionResetError):
+            raw.result["closed"] = True
+        raw.read_until(lambda r: 1 in r.result["order"] or r.result["goaway"] is not None, timeout=5)
+        raw.result.pop("frames")
+        print(json.dumps({**raw.result, "streams": streams,
+                          "statuses": {str(k): v for k, v in raw.result["statuses"].items()},
+                          "bodies": {str(k): v for k, v in raw.result["bodies"].items()},
+                          "resets": {str(k): v for k, v in raw.result["resets"].items()}}))
+    elif scenario in ("skipped_stream_id", "closed_stream_id"):
+        # Stream 5 answered, then a HEADERS frame on stream 3 (never opened) or on stream 5 again. RFC 9113 §5.1.1
+        # and §5.1: a connection error, PROTOCOL_ERROR (a skipped id) or STREAM_CLOSED (a closed stream).
+        sock, raw = acknowledged_connection(port)
+        encoder = hpack.Encoder()
+        sock.sendall(frame(0x1, 0x5, 5, request_block(encoder, "GET", "/health")))
+        raw.read_until(lambda r: 5 in r.result["order"], timeout=5)
+        again = 3 if scenario == "skipped_stream_id" else 5
+        try:
+            sock.sendall(frame(0x1, 0x5, again, request_block(encoder, "GET", "/health")))
+        except (BrokenPipeError, ConnectionResetError):
+            raw.result["closed"] = True
+        raw.read_until_closed(timeout=5)
+        raw.result.pop("frames")
+        print(json.dumps({**raw.result, "statuses": {str(k): v for k, v in raw.result["statuses"].items()},
+                          "bodies": {}, "resets": {str(k): v for k, v in raw.result["resets"].items()}}))
     elif scenario == "rapid_reset":
         client = Client(port)
         frames = []

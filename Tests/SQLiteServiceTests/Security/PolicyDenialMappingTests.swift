@@ -33,6 +33,27 @@ import Testing
         #expect(PolicyRegistry.shared.state(for: db)?.takeDenial() == nil)
     }
 
+    /// A pragma's table-valued form is denied when the statement is prepared (a cluster node prepares statements
+    /// on its copy of the schema and never runs them), with the pragma's reason; an allowed pragma's form and a
+    /// table a client named like one still prepare (issue #23).
+    @Test func tableValuedPragma_isDeniedAtPrepare_withThePragmasReason() throws {
+        let db = try Self.readerDatabase()
+        for sql in ["SELECT file FROM pragma_database_list", "SELECT count(*) FROM main.PRAGMA_DATABASE_LIST"] {
+            let error = try #require(Self.sqliteError(sql, on: db), "\(sql) prepared")
+            let mapped = APIError(error, db: db)
+            #expect(mapped.code == "SQLITE_AUTH", "\(sql)")
+            #expect(mapped.message == "denied by the SQL policy: PRAGMA database_list is not allowed", "\(sql)")
+        }
+        let setting = try #require(Self.sqliteError("SELECT * FROM pragma_cache_size", on: db))
+        #expect(APIError(setting, db: db).message.hasSuffix("PRAGMA cache_size is not allowed"))
+        #expect(Self.sqliteError("SELECT name FROM pragma_table_info('sqlite_master')", on: db) == nil)
+        #expect(Self.sqliteError("SELECT user_version FROM pragma_user_version", on: db) == nil)
+        let writer = try Database(path: ":memory:")
+        try writer.execute(sql: "CREATE TABLE pragma_notes(x)")
+        SQLPolicy.install(on: writer, role: .writer)
+        #expect(Self.sqliteError("SELECT x FROM pragma_notes", on: writer) == nil)
+    }
+
     /// A SQLITE_SCHEMA that comes with a denial (SQLite reports the schema change over the denial when both
     /// happen in one prepare) is the denial; a denial record left by anything is consumed by the next error
     /// mapped for the connection, whatever its code, so it cannot mislabel a later genuine SQLITE_SCHEMA.
