@@ -11,7 +11,7 @@ struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
         switch (key, source) {
         case (let key?, .defaultValue):
             // A required key that no layer sets has no source to name.
-            "key '\(key)' (not set in the file, the environment or the flags): \(message)"
+            "key '\(key)': \(message) (not set in the file, the environment or the flags)"
         case (let key?, _):
             "\(source): key '\(key)': \(message)"
         case (nil, _):

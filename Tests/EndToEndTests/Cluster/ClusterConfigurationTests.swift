@@ -64,5 +64,10 @@ import Testing
         let result = try CheckConfigTests.run(["check-config"] + arguments)
         #expect(result.status == 78)
         #expect(result.stderr.contains(message), "\(result.stderr)")
+        if message.hasSuffix("is required") {
+            // A key no layer sets is named as such, not as coming from "default" (issue #23).
+            #expect(result.stderr.contains("(not set in the file, the environment or the flags)"), "\(result.stderr)")
+            #expect(!result.stderr.contains("default:"), "\(result.stderr)")
+        }
     }
 }
