@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// The README's curl tour, replayed against the real binary: every `$ curl …` line of the first `console` block
-/// is sent in order to a fresh server, and the answer must be byte for byte the output the README shows.
+/// is sent in order to a fresh server, and the answer must be byte for byte the output the README shows. The Tables
+/// API's tour, in `docs/api.md`, likewise. (`DocsReplayTests` replays every `console` block of every page.)
 @Suite struct ReadmeTourTests {
     struct Step: CustomStringConvertible {
         var method: String
@@ -12,10 +13,11 @@ import Testing
         var description: String { "\(method) \(path) \(body ?? "")" }
     }
 
-    /// The steps of the first `console` block after the line `heading` (the first block of the README when nil).
-    static func steps(after heading: String? = nil) throws -> [Step] {
-        let readme = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let lines = readme.components(separatedBy: "\n")
+    /// The steps of the first `console` block after the line `heading` of `page` (a path from the package root), or
+    /// of its first block when `heading` is nil.
+    static func steps(in page: String = "README.md", after heading: String? = nil) throws -> [Step] {
+        let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(page), encoding: .utf8)
+        let lines = text.components(separatedBy: "\n")
         let from = heading.flatMap { lines.firstIndex(of: $0) } ?? 0
         guard let start = lines[from...].firstIndex(of: "```console") else { return [] }
         var steps: [Step] = []
@@ -107,9 +109,10 @@ import Testing
         try Self.replay(try Self.steps())
     }
 
-    /// The Tables API tour: every step answers what the README shows.
+    /// The Tables API tour (`docs/api.md`): every step answers what the page shows.
     @Test func tablesTour_outputsMatchTheReadme() throws {
-        let steps = try Self.steps(after: "## The Tables API")
+        let steps = try Self.steps(in: "docs/api.md", after: "## The Tables API")
+        #expect(!steps.isEmpty)
         #expect(Set(steps.map(\.method)) == ["GET", "POST", "PATCH", "DELETE"])
         #expect(steps.contains { $0.path.contains("_after=") })
         try Self.replay(steps)
