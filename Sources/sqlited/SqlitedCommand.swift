@@ -14,7 +14,8 @@ struct SqlitedCommand: ParsableCommand {
         abstract: "Serve an SQLite database over HTTP/JSON.",
         discussion: """
             With no subcommand, runs `serve`: data/sqlited.sqlite (created on first run, with its folder) on \
-            http://127.0.0.1:8080. The API and the configuration are described in the README.
+            http://127.0.0.1:8080. The API is described in docs/api.md, the configuration in docs/configuration.md, \
+            running it as a service in docs/running.md; README.md lists every page.
             """,
         version: "sqlited \(version) (SQLite \(sqliteLibraryVersion))",
         subcommands: [

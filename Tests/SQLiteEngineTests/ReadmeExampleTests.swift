@@ -2,7 +2,8 @@ import Foundation
 import SQLiteEngine
 import Testing
 
-/// The README's library example, line for line (with a temporary path), so that it keeps compiling and working.
+/// The library example of `docs/library.md` (it was the README's), line for line (with a temporary path), so that
+/// it keeps compiling and working.
 @Test func readmeExample_runsAsWritten() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("app.sqlite")

@@ -12,7 +12,7 @@ struct BackupCommand: ParsableCommand {
         abstract: "Copy a database into a new file with SQLite's online backup API.",
         discussion: """
             The copy is a consistent snapshot, safe to take while a server uses the database. \
-            The destination must not exist; it appears only once complete.
+            The destination must not exist; it appears only once complete. See docs/running.md (Backups).
             """
     )
 

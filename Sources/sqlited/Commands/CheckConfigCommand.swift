@@ -6,7 +6,10 @@ struct CheckConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
         abstract: "Validate the configuration (file, SQLITED_* environment, flags) without starting.",
-        discussion: "Exits 0 when it is valid, 78 (EX_CONFIG) with a message naming the key and its source otherwise."
+        discussion: """
+            Exits 0 when it is valid, 78 (EX_CONFIG) with a message naming the key and its source otherwise. \
+            See docs/configuration.md.
+            """
     )
 
     @OptionGroup var options: ConfigurationOptions

@@ -11,7 +11,8 @@ struct ClusterCommand: ParsableCommand {
             Each subcommand finds the leader through the members given with --member, else through cluster.address \
             and cluster.join of the configuration (--config, $SQLITED_CONFIG, SQLITED_CLUSTER_* variables; only \
             those two keys are read). Exit status 1 when the request is refused (an unknown id, the leader removed) \
-            or not done in time, 64 for a malformed flag, 78 for a configuration that names no valid member.
+            or not done in time, 64 for a malformed flag, 78 for a configuration that names no valid member. \
+            See docs/cluster.md.
             """,
         subcommands: [
             ClusterListCommand.self, ClusterAddCommand.self, ClusterRemoveCommand.self, ClusterTransferCommand.self,
@@ -93,7 +94,8 @@ struct ClusterCommandOptions: ParsableArguments {
 struct ClusterListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the members of the cluster with their roles, the leader marked."
+        abstract: "List the members of the cluster with their roles, the leader marked.",
+        discussion: "See docs/cluster.md (Managing the members)."
     )
 
     @OptionGroup var options: ClusterCommandOptions
@@ -123,7 +125,7 @@ struct ClusterAddCommand: ParsableCommand {
         abstract: "Add a running node to the cluster and make it a voter.",
         discussion: """
             Start the node first with its --cluster-node-id and --cluster-address and no --cluster-join (it waits \
-            to be added). A node listed already is only made a voter.
+            to be added). A node listed already is only made a voter. See docs/cluster.md (Managing the members).
             """
     )
 
@@ -164,7 +166,7 @@ struct ClusterRemoveCommand: ParsableCommand {
         abstract: "Remove a node from the cluster (not the leader: transfer its leadership first).",
         discussion: """
             The node keeps running until it is stopped; to come back it must start with an emptied data directory \
-            and join again.
+            and join again. See docs/cluster.md (Managing the members).
             """
     )
 
@@ -185,7 +187,8 @@ struct ClusterRemoveCommand: ParsableCommand {
 struct ClusterTransferCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "transfer",
-        abstract: "Hand the cluster's leadership to a voter."
+        abstract: "Hand the cluster's leadership to a voter.",
+        discussion: "See docs/cluster.md (Managing the members)."
     )
 
     @OptionGroup var options: ClusterCommandOptions

@@ -14,7 +14,7 @@ struct HashTokenCommand: ParsableCommand {
         abstract: "Print the SHA-256 hash of a bearer token for the configuration file.",
         discussion: """
             Reads the token from standard input, or with --generate makes a new random one and prints it \
-            once on standard error. The hash goes to standard output.
+            once on standard error. The hash goes to standard output. See docs/security.md.
             """
     )
 

@@ -60,7 +60,10 @@ struct VacuumCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vacuum",
         abstract: "Rebuild the database file (VACUUM), then checkpoint so that it shrinks.",
-        discussion: "Safe while a server runs: it waits for the write lock (--busy-timeout-ms) like any writer."
+        discussion: """
+            Safe while a server runs: it waits for the write lock (--busy-timeout-ms) like any writer. \
+            See docs/running.md (Maintenance).
+            """
     )
 
     @OptionGroup var options: MaintenanceOptions
@@ -79,7 +82,10 @@ struct CheckpointCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "checkpoint",
         abstract: "Run a WAL checkpoint (passive, full, restart or truncate).",
-        discussion: "full, restart and truncate wait up to --busy-timeout-ms for readers and writers to make way."
+        discussion: """
+            full, restart and truncate wait up to --busy-timeout-ms for readers and writers to make way. \
+            See docs/running.md (Maintenance).
+            """
     )
 
     @OptionGroup var options: MaintenanceOptions
@@ -112,7 +118,8 @@ struct CheckpointCommand: ParsableCommand {
 struct OptimizeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "optimize",
-        abstract: "Refresh the query planner's statistics (PRAGMA optimize; ANALYZE with --analyze)."
+        abstract: "Refresh the query planner's statistics (PRAGMA optimize; ANALYZE with --analyze).",
+        discussion: "See docs/running.md (Maintenance)."
     )
 
     @OptionGroup var options: MaintenanceOptions

@@ -15,7 +15,7 @@ struct MigrateCommand: ParsableCommand {
         discussion: """
             Files are named NNN_name.sql or NNN-name.sql and numbered from 1 without gaps. Each runs in its own \
             transaction; PRAGMA user_version records the last one applied. A failing file is rolled back and \
-            stops the run, naming the file and SQLite's message.
+            stops the run, naming the file and SQLite's message. See docs/running.md (Migrations).
             """
     )
 

@@ -13,7 +13,8 @@ struct ServeCommand: ParsableCommand {
         discussion: """
             With no options, serves data/sqlited.sqlite (created on first run, with its folder) on \
             http://127.0.0.1:8080. Settings come from flags, then SQLITED_* environment variables, then the \
-            configuration file, then defaults (see config/sqlited.yaml).
+            configuration file, then defaults (see config/sqlited.yaml). See docs/configuration.md and \
+            docs/running.md.
             """
     )
 

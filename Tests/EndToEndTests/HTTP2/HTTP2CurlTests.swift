@@ -141,7 +141,7 @@ struct HTTP2CurlTests {
         #expect(upgrade.version == "1.1")
         #expect(upgrade.status == 200)
         // The preface is then an HTTP/1.1 request line of HTTP major version 2: 505 HTTP_VERSION_NOT_SUPPORTED, as
-        // API.md's error table gives for any major version other than 1 (the README says so).
+        // API.md's error table gives for any major version other than 1 (docs/http2.md says so).
         let client = try server.makeClient()
         try client.sendRaw("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
         let response = try client.readResponse()
