@@ -23,8 +23,8 @@ public final class SQLiteService: HTTPHandler {
     private let currentSettings: ReadWriteLock<ServiceSettings>
     /// Held while a `POST /backup` runs, so that backups run one at a time.
     let backupSerializer = Mutex<Void>(())
-    /// Signs and checks the Tables API's paging cursors (a key made at start).
-    let cursorCodec = RecordCursorCodec()
+    /// Signs and checks the Tables API's paging cursors on the local storage (a key made at start).
+    private let localCursorCodec = RecordCursorCodec()
     /// Groups concurrent write requests into one transaction (see ``GroupCommitOptions``).
     let groupCommitter = GroupCommitter()
 
@@ -68,6 +68,15 @@ public final class SQLiteService: HTTPHandler {
         )
     }
 
+    /// The codec of the Tables API's paging cursors: this process's on the local storage, the cluster's shared one
+    /// on a cluster (a cursor one node made is valid on every node).
+    func cursorCodec() throws(APIError) -> RecordCursorCodec {
+        switch storage {
+        case .local: localCursorCodec
+        case .cluster(let cluster): try cluster.sharedCursorCodec()
+        }
+    }
+
     /// The settings in force: a request reads them once and keeps the snapshot to its end.
     var settings: ServiceSettings { currentSettings.read() }
 
@@ -92,9 +101,9 @@ public final class SQLiteService: HTTPHandler {
         updateSettings { $0.with(options: options) }
     }
 
-    /// The local backend's pool. Only the local paths reach it: with the cluster backend, ``route(_:_:settings:)``
-    /// answers every endpoint before (see ``StorageBackend``), the event loop hands every request to ``handle(_:)``
-    /// and group commit is off.
+    /// The local backend's pool. Only the local paths reach it: with the cluster backend the route table's
+    /// handlers choose the cluster's implementations (``StorageBackend``), the event loop hands every request to
+    /// ``handle(_:)`` and group commit is off.
     var pool: DatabasePool {
         guard case .local(let pool) = storage else {
             preconditionFailure("the cluster backend has no local pool")
@@ -132,39 +141,7 @@ public final class SQLiteService: HTTPHandler {
         case reader
     }
 
-    // MARK: HTTPHandler
-
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        // `respond` always answers, so `answering` never gives nil here.
-        answering(request) { request, endpoint, settings in respond(to: request, endpoint, settings: settings) }
-            ?? Self.errorResponse(.internal())
-    }
-
-    /// Runs `respond` with the settings in force and, when it answers, records the request (metrics and its log
-    /// line) with the time it took: the one place both ``handle(_:)`` and ``handleOnEventLoop(_:)`` observe from.
-    func answering(
-        _ request: HTTPRequest,
-        _ respond: (HTTPRequest, ServiceEndpoint, ServiceSettings) -> ServiceResponse?
-    ) -> HTTPResponse? {
-        let started = ContinuousClock.now
-        let settings = self.settings
-        let endpoint = ServiceEndpoint(path: request.path)
-        guard let handled = respond(request, endpoint, settings) else { return nil }
-        observe(request, endpoint: endpoint, handled: handled, since: started, options: settings.options)
-        return handled.response
-    }
-
-    /// Authenticates, routes and answers `request`; the result also names the token that was used, for the request
-    /// log line (a per-request value, so it travels with the response rather than in shared state).
-    func respond(to request: HTTPRequest, _ endpoint: ServiceEndpoint, settings: ServiceSettings) -> ServiceResponse {
-        var tokenName: String?
-        do {
-            tokenName = try authenticate(request, tokens: settings.tokens)
-            return ServiceResponse(response: try route(request, endpoint, settings: settings), tokenName: tokenName)
-        } catch {
-            return failure(error, answering: request, tokenName: tokenName)
-        }
-    }
+    // MARK: Answers
 
     /// The answer to a request that failed with `error`; a server-side failure (5xx) is logged.
     func failure(_ error: APIError, answering request: HTTPRequest, tokenName: String?) -> ServiceResponse {
@@ -175,74 +152,6 @@ public final class SQLiteService: HTTPHandler {
             )
         }
         return ServiceResponse(response: Self.errorResponse(error), tokenName: tokenName, errorCode: error.code)
-    }
-
-    private func route(
-        _ request: HTTPRequest,
-        _ endpoint: ServiceEndpoint,
-        settings: ServiceSettings
-    ) throws(APIError) -> HTTPResponse {
-        if case .cluster(let cluster) = storage {
-            return try routeOnCluster(request, endpoint, settings: settings, cluster: cluster)
-        }
-        let metrics = settings.options.metrics
-        let limits = settings.limits
-        switch endpoint {
-        case .query, .update, .batch, .transaction:
-            try Self.requirePostWithJSON(request)
-            switch endpoint {
-            case .query: return try query(request.body, limits: limits, metrics: metrics)
-            case .update: return try run(update(request.body, limits: limits), metrics: metrics)
-            case .batch: return try run(batch(request.body, limits: limits), metrics: metrics)
-            default: return try run(transaction(request.body, limits: limits), metrics: metrics)
-            }
-        case .health:
-            try Self.requireGet(request)
-            return health(isAvailable: settings.isAvailable)
-        case .schema:
-            try Self.requireGet(request)
-            return try schema(metrics: metrics)
-        case .metrics:
-            try Self.requireGet(request)
-            return try metricsResponse(metrics)
-        case .backup:
-            guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
-            return try backupResponse(request, options: settings.options)
-        case .schemaTable:
-            try Self.requireGet(request)
-            return try tableSchema(String(request.path.dropFirst("/schema/".count)), metrics: metrics)
-        case .adminVacuum, .adminCheckpoint, .adminOptimize:
-            guard let response = try maintenanceResponse(request, metrics: metrics) else {
-                throw Self.noEndpoint(request)
-            }
-            return response
-        case .cluster:
-            // Only the cluster backend serves GET /cluster.
-            throw Self.noEndpoint(request)
-        case .tables, .tablesRows, .tablesRow, .tablesCount, .other:
-            // `.other` too: a malformed path under `/tables/` is the Tables API's 404 or 400.
-            if let response = try tablesResponse(request, settings: settings) {
-                return response
-            }
-            throw Self.noEndpoint(request)
-        }
-    }
-
-    /// 404 for a path no endpoint serves.
-    static func noEndpoint(_ request: HTTPRequest) -> APIError {
-        .notFound("no endpoint at \(request.method) \(printable(request.path))")
-    }
-
-    /// The checks every JSON `POST` endpoint makes before it reads the body: the method, then the content type.
-    static func requirePostWithJSON(_ request: HTTPRequest) throws(APIError) {
-        guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
-        try JSONContentType.check(request.headers["content-type"])
-    }
-
-    static func requireGet(_ request: HTTPRequest) throws(APIError) {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            throw .methodNotAllowed(allow: ["GET", "HEAD"])
-        }
     }
 
     /// The path cut short and stripped of control characters, for messages.

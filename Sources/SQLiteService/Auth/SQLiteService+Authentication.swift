@@ -16,24 +16,10 @@ extension SQLiteService {
         settings.tokens != nil
     }
 
-    /// The role an endpoint requires, or nil for an endpoint open to everyone (`/health`).
-    ///
-    /// Unknown paths require `read`, so that only an authenticated client learns which paths exist (404).
+    /// The role a request to `path` with `method` requires, or nil for an endpoint open to everyone (`/health`):
+    /// the route table's (``RouteTable/requiredRole(_:method:path:)``).
     static func requiredRole(forPath path: String, method: String = "GET") -> TokenRole? {
-        switch path {
-        case "/health": nil
-        case "/update", "/batch", "/transaction": .write
-        case "/backup", "/metrics": .admin
-        default:
-            if path.hasPrefix("/backup/") || path.hasPrefix("/metrics/") || path.hasPrefix("/admin/") {
-                .admin
-            } else if (path == "/tables" || path.hasPrefix("/tables/")) && method != "GET" && method != "HEAD" {
-                // The Tables API's writes (POST, PATCH, DELETE).
-                .write
-            } else {
-                .read
-            }
-        }
+        RouteTable.requiredRole(ServiceEndpoint(path: path), method: method, path: path)
     }
 
     /// Checks the request's credentials before it is routed, and returns the authenticated token's name (nil when
@@ -43,7 +29,11 @@ extension SQLiteService {
     ///   query strings end up in proxy and access logs and browser history, RFC 6750 §5.3); 401 `UNAUTHORIZED` with
     ///   `WWW-Authenticate: Bearer` for a missing, malformed or unknown token (RFC 6750 §3); 403 `FORBIDDEN` when
     ///   the token's role lacks the endpoint's permission.
-    func authenticate(_ request: HTTPRequest, tokens: TokenStore?) throws(APIError) -> String? {
+    func authenticate(
+        _ request: HTTPRequest,
+        endpoint: ServiceEndpoint,
+        tokens: TokenStore?
+    ) throws(APIError) -> String? {
         if let name = request.query.first(where: { Self.looksLikeCredential($0.name) })?.name {
             throw .invalidRequest(
                 "credentials are not accepted in the query string (query parameter \"\(String(name.prefix(32)))\"); "
@@ -51,7 +41,9 @@ extension SQLiteService {
             )
         }
         guard let store = tokens else { return nil }
-        guard let required = Self.requiredRole(forPath: request.path, method: request.method) else { return nil }
+        guard let required = RouteTable.requiredRole(endpoint, method: request.method, path: request.path) else {
+            return nil
+        }
 
         let fields = request.headers.values(for: "Authorization")
         guard !fields.isEmpty else { throw .unauthorized("a bearer token is required (Authorization: Bearer TOKEN)") }

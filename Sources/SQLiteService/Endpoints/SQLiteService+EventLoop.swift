@@ -1,4 +1,4 @@
-public import HTTPServer
+import HTTPServer
 import SQLiteEngine
 
 extension SQLiteService {
@@ -15,101 +15,13 @@ extension SQLiteService {
     /// are decoded on a handler thread, as parsing them could take longer than ``eventLoopBudget``.
     static let eventLoopBodyLimit = 64 * 1024
 
-    /// Answers `request` on the event loop when that is cheap and cannot block; nil hands it to ``handle(_:)``.
-    ///
-    /// Answered here: `POST /query` when a reader is free at once and the statement finishes within
-    /// ``eventLoopBudget``; `GET`/`HEAD` `/health`, `/schema` and `/schema/{table}` (the schema ones under the same
-    /// conditions); and every error that needs no database (unknown path, wrong method, wrong content type,
-    /// malformed JSON or request for `/query`, missing or insufficient credentials). Given to ``handle(_:)``:
-    /// `/update`, `/batch`, `/transaction`, `/backup` and `/admin/…` (they wait for the writer or write files), `/metrics` (it
-    /// calls back into the HTTP server for its connection count and `stat`s files), and anything that failed with a
-    /// server-side (5xx) error here, such as a busy reader: ``handle(_:)`` answers those, waiting where it may.
-    ///
-    /// Only read-only statements on read-only connections run here, so giving up part way leaves nothing behind.
-    /// A request answered here is logged and counted in the metrics here; one given up is left entirely to
-    /// ``handle(_:)``, so each request is recorded once.
-    public func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
-        // The cluster backend's statements wait for the leader's answer: never on the event loop.
-        guard case .local = storage else { return nil }
-        return answering(request) { request, endpoint, settings in
-            respondOnEventLoop(to: request, endpoint, settings: settings)
-        }
-    }
-
-    /// ``respond(to:_:settings:)`` for the event loop: the same answers, or nil where ``handle(_:)`` must answer.
-    func respondOnEventLoop(
-        to request: HTTPRequest,
-        _ endpoint: ServiceEndpoint,
-        settings: ServiceSettings
-    ) -> ServiceResponse? {
-        var tokenName: String?
-        do {
-            tokenName = try authenticate(request, tokens: settings.tokens)
-            guard let response = try routeOnEventLoop(request, endpoint, settings: settings) else {
-                return nil
-            }
-            return ServiceResponse(response: response, tokenName: tokenName)
-        } catch {
-            // handle() logs server-side failures and may answer them differently after waiting (a busy database);
-            // leave them to it.
-            if error.status >= 500 {
-                return nil
-            }
-            return ServiceResponse(response: Self.errorResponse(error), tokenName: tokenName, errorCode: error.code)
-        }
-    }
-
-    /// The event loop's share of ``route(_:_:settings:)``: the same checks in the same order, so that an error
-    /// answered here is the one ``handle(_:)`` would give.
-    private func routeOnEventLoop(
-        _ request: HTTPRequest,
-        _ endpoint: ServiceEndpoint,
-        settings: ServiceSettings
-    ) throws(APIError) -> HTTPResponse? {
-        let metrics = settings.options.metrics
-        switch endpoint {
-        case .query:
-            try Self.requirePostWithJSON(request)
-            guard request.body.count <= Self.eventLoopBodyLimit else { return nil }
-            return try queryOnEventLoop(request.body, limits: settings.limits, metrics: metrics)
-        case .update, .batch, .transaction:
-            try Self.requirePostWithJSON(request)
-            return nil
-        case .health:
-            try Self.requireGet(request)
-            return health(isAvailable: settings.isAvailable)
-        case .schema:
-            try Self.requireGet(request)
-            return try withEventLoopBudget(metrics: metrics) { db throws(APIError) in try Self.schemaBody(db) }
-        case .metrics:
-            try Self.requireGet(request)
-            guard metrics != nil else { return try metricsResponse(nil) }
-            return nil
-        case .backup, .cluster:
-            return nil
-        case .schemaTable:
-            try Self.requireGet(request)
-            let name = String(request.path.dropFirst("/schema/".count))
-            return try withEventLoopBudget(metrics: metrics) { db throws(APIError) in
-                try Self.tableSchemaBody(name, db)
-            }
-        case .adminVacuum, .adminCheckpoint, .adminOptimize:
-            // Maintenance waits for the writer and may run for minutes: a handler thread answers it.
-            return nil
-        case .tables, .tablesRows, .tablesRow, .tablesCount, .other:
-            if let answer = try tablesResponseOnEventLoop(request, settings: settings) { return answer }
-            throw Self.noEndpoint(request)
-        }
-    }
-
     /// `POST /query` on the event loop: ``query(_:limits:metrics:)`` on a reader that is free now, under
-    /// ``eventLoopBudget``; nil when no reader is free or the budget ran out first.
-    func queryOnEventLoop(
-        _ body: [UInt8],
-        limits: ServiceLimits,
-        metrics: ServiceMetrics?
-    ) throws(APIError) -> HTTPResponse? {
-        var (request, context) = try Self.decodeQuery(body, limits: limits)
+    /// ``eventLoopBudget``; nil when no reader is free, the budget ran out first, or the body is larger than
+    /// ``eventLoopBodyLimit``.
+    func queryOnEventLoop(_ httpRequest: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse? {
+        guard httpRequest.body.count <= Self.eventLoopBodyLimit else { return nil }
+        let metrics = settings.options.metrics
+        var (request, context) = try Self.decodeQuery(httpRequest.body, limits: settings.limits)
         let requestDeadline = context.deadline
         let budgetDeadline = min(requestDeadline, context.created + Self.eventLoopBudget)
         let output: [UInt8]? = try tryOnReader(metrics: metrics, isolation: Self.isolation(of: request)) {

@@ -11,21 +11,11 @@ extension SQLiteService {
     /// - `optimize`: body empty, `{}` or `{"analyze": true|false}` → `{"analyzed": bool}`.
     ///
     /// A lock that cannot be had within the writer's busy timeout is the usual 503 `SQLITE_BUSY` with `Retry-After`.
-    func maintenanceResponse(_ request: HTTPRequest, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse? {
-        let operation: Substring = request.path.dropFirst("/admin/".count)
-        guard ["vacuum", "checkpoint", "optimize"].contains(operation) else { return nil }
-        try Self.requirePostWithJSON(request)
-        let allowedKeys: Set<String> =
-            switch operation {
-            case "checkpoint": ["mode"]
-            case "optimize": ["analyze"]
-            default: []
-            }
-        let options = try Self.maintenanceOptions(request.body, allowed: allowedKeys)
+    func localMaintenance(_ request: MaintenanceRequest, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
         var writer = JSONWriter()
         writer.beginObject()
-        switch operation {
-        case "vacuum":
+        switch request {
+        case .vacuum:
             let result = try onMaintenanceWriter { db in try DatabaseMaintenance.vacuum(db) }
             metrics?.maintenance.recordVacuum()
             writer.key("size_before")
@@ -40,8 +30,7 @@ extension SQLiteService {
             } else {
                 writer.writeNull()
             }
-        case "checkpoint":
-            let mode = try Self.checkpointMode(options["mode"])
+        case .checkpoint(let mode):
             do {
                 let result = try onMaintenanceWriter { db in try DatabaseMaintenance.checkpoint(db, mode: mode) }
                 metrics?.maintenance.recordCheckpoint(result, trigger: "request")
@@ -50,20 +39,14 @@ extension SQLiteService {
                 if error.status == 503 { metrics?.maintenance.recordCheckpointBusy(trigger: "request") }
                 throw error
             }
-        default:
-            let analyze: Bool
-            switch options["analyze"] {
-            case nil, .bool(false)?: analyze = false
-            case .bool(true)?: analyze = true
-            case let value?: throw .invalidRequest("analyze must be a boolean, not \(value.typeName)")
-            }
+        case .optimize(let analyze):
             try onMaintenanceWriter { db in try DatabaseMaintenance.optimize(db, analyze: analyze) }
             metrics?.maintenance.recordOptimize(trigger: "request")
             writer.key("analyzed")
             writer.writeBool(analyze)
         }
         writer.endObject()
-        logger.info("maintenance done", metadata: ["operation": "\(operation)"])
+        logger.info("maintenance done", metadata: ["operation": "\(request.operation.rawValue)"])
         return Self.jsonResponse(writer.bytes)
     }
 
@@ -81,6 +64,27 @@ extension SQLiteService {
             throw error
         } catch {
             throw APIError(error, db: nil)
+        }
+    }
+
+    /// The request of `POST /admin/{operation}`: its optional body checked (an unknown key, a bad `mode` or
+    /// `analyze`: 400 `INVALID_REQUEST`), the same on both storages.
+    static func maintenanceRequest(
+        _ operation: MaintenanceOperation,
+        body: [UInt8]
+    ) throws(APIError) -> MaintenanceRequest {
+        switch operation {
+        case .vacuum:
+            _ = try maintenanceOptions(body, allowed: [])
+            return .vacuum
+        case .checkpoint:
+            return .checkpoint(try checkpointMode(try maintenanceOptions(body, allowed: ["mode"])["mode"]))
+        case .optimize:
+            switch try maintenanceOptions(body, allowed: ["analyze"])["analyze"] {
+            case nil, .bool(false)?: return .optimize(analyze: false)
+            case .bool(true)?: return .optimize(analyze: true)
+            case let value?: throw .invalidRequest("analyze must be a boolean, not \(value.typeName)")
+            }
         }
     }
 
@@ -115,5 +119,27 @@ extension SQLiteService {
         writer.writeInt64(Int64(result.walFrames))
         writer.key("checkpointed_frames")
         writer.writeInt64(Int64(result.checkpointedFrames))
+    }
+}
+
+/// The maintenance endpoints: `POST /admin/{operation}`.
+enum MaintenanceOperation: String, Sendable {
+    case vacuum
+    case checkpoint
+    case optimize
+}
+
+/// A maintenance request, its body checked.
+enum MaintenanceRequest {
+    case vacuum
+    case checkpoint(CheckpointMode)
+    case optimize(analyze: Bool)
+
+    var operation: MaintenanceOperation {
+        switch self {
+        case .vacuum: .vacuum
+        case .checkpoint: .checkpoint
+        case .optimize: .optimize
+        }
     }
 }

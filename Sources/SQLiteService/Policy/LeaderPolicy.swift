@@ -73,7 +73,7 @@ public enum LeaderPolicy {
                 return .deny
             case .applyPolicy:
                 let role: SQLPolicy.Role = machine.isReadOnly ? .reader : .writer
-                return SQLPolicy.denialReason(for: context, role: role) == nil ? .ok : .deny
+                return SQLPolicy.denialReason(for: context, role: role, allowsServerTables: true) == nil ? .ok : .deny
             }
         }
         try FunctionGuard.install(on: db, maxValueLength: limits.maxValueLength)

@@ -82,8 +82,21 @@ enum SQLPolicy {
         }
     }
 
-    /// The reason `context` is denied for `role`, or nil when it is allowed.
-    static func denialReason(for context: AuthorizerContext, role: Role) -> String? {
+    /// The prefix of the tables the server keeps in the database for itself (the cluster's shared cursor key):
+    /// clients' SQL cannot read, write, create or drop them, and `/schema` and `/tables` do not list them.
+    static let serverTablePrefix = "_sqlited_"
+
+    /// The reason `context` is denied for `role`, or nil when it is allowed. `allowsServerTables`: the server's own
+    /// statements may use its tables (``serverTablePrefix``): on a cluster's leader, which only runs statements a
+    /// node checked on its copy of the schema with the clients' policy, and the nodes' own.
+    static func denialReason(
+        for context: AuthorizerContext,
+        role: Role,
+        allowsServerTables: Bool = false
+    ) -> String? {
+        if !allowsServerTables, let table = serverTable(named: context) {
+            return "\(table) is the server's own table"
+        }
         switch context.action {
         case .attach:
             // VACUUM attaches its target internally, so this also refuses
@@ -133,6 +146,18 @@ enum SQLPolicy {
         default:
             return nil
         }
+    }
+
+    /// The server's table an action names (its table argument starts with ``serverTablePrefix``), if any.
+    private static func serverTable(named context: AuthorizerContext) -> String? {
+        let table: String?
+        switch context.action {
+        case .read, .insert, .update, .delete, .createTable, .dropTable, .analyze: table = context.arg1
+        case .createIndex, .createTrigger, .dropIndex, .dropTrigger, .alterTable: table = context.arg2
+        default: table = nil
+        }
+        guard let table, table.lowercased().hasPrefix(serverTablePrefix) else { return nil }
+        return table
     }
 
     /// Whether `error` is SQLite's report of a function the authorizer denied: unlike other denials it comes as

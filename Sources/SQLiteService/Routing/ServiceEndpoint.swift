@@ -1,4 +1,5 @@
 import Glibc
+import HTTPServer
 
 /// The endpoint a request path names, classified once per request from the path's bytes.
 ///
@@ -33,6 +34,21 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
     init(path: String) {
         var path = path
         self = path.withUTF8 { Self.classify($0) }
+    }
+
+    /// The endpoint of a request. A Tables path whose table name or key holds an encoded `/` (`%2F`) has more
+    /// segments once decoded: it is classified again from the raw path, segment by segment (``TablesRoute``).
+    init(_ request: HTTPRequest) {
+        self.init(path: request.path)
+        guard self == .other, request.path.hasPrefix("/tables/"),
+            let route = try? TablesRoute.parse(rawPath: request.rawPath)
+        else { return }
+        switch route {
+        case .list: self = .tables
+        case .rows: self = .tablesRows
+        case .row: self = .tablesRow
+        case .count: self = .tablesCount
+        }
     }
 
     /// The `endpoint` label of the metrics, also the request log's path for a Tables request.

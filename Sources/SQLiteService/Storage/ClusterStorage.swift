@@ -1,4 +1,6 @@
+import DqliteClient
 public import DqliteCluster
+import Synchronization
 
 /// The cluster backend (issue #15): the service's statements run on the dqlite cluster's leader, whichever node
 /// received the request, through the wire protocol (``ClusterClient``).
@@ -23,6 +25,8 @@ public final class ClusterStorage: Sendable {
     let status: StatusProvider
     /// This node's own Raft address, reported by `GET /cluster` (also before the node belongs to a configuration).
     let nodeAddress: String
+    /// The cursor codec with the cluster's shared key, once read (``sharedCursorCodec()``).
+    private let cursorCodec = Mutex<RecordCursorCodec?>(nil)
 
     /// A backend that reaches the leader through `members` (`"<IP>:<port>"` of any members; this node's own
     /// address is enough).
@@ -51,6 +55,37 @@ public final class ClusterStorage: Sendable {
         readSchema = SchemaShadow(role: .reader, limits: limits)
         self.status = status
         self.nodeAddress = nodeAddress
+    }
+
+    /// The Tables API's cursor codec with the key every node of the cluster shares: kept in the replicated database,
+    /// in the server's table `_sqlited_cursor_key` (which clients' SQL cannot reach, ``SQLPolicy/serverTablePrefix``),
+    /// made by the first node that needs it, and read once per process. A cursor one node made is then valid on
+    /// every node, and still refused by any other server (another cluster, a local server: another key).
+    func sharedCursorCodec() throws(APIError) -> RecordCursorCodec {
+        if let codec = cursorCodec.withLock({ $0 }) { return codec }
+        let table = SQLPolicy.serverTablePrefix + "cursor_key"
+        let key: [UInt8]
+        do {
+            // Made once for the cluster: a second node's INSERT finds the row and changes nothing.
+            _ = try writer.exec(
+                "CREATE TABLE IF NOT EXISTS \(table)(id INTEGER PRIMARY KEY CHECK (id = 1), key BLOB NOT NULL)"
+            )
+            _ = try writer.exec("INSERT OR IGNORE INTO \(table)(id, key) VALUES (1, randomblob(32))")
+            let rows = try reader.query("SELECT key FROM \(table) WHERE id = 1")
+            guard case .blob(let bytes)? = rows.rows.first?.first, bytes.count >= 32 else {
+                throw APIError.internal("the cluster's cursor key is missing or malformed")
+            }
+            key = bytes
+        } catch let error as ClusterError {
+            throw APIError(cluster: error, isWrite: true)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError.internal("the cluster's cursor key could not be read")
+        }
+        let codec = RecordCursorCodec(keyBytes: key)
+        cursorCodec.withLock { $0 = codec }
+        return codec
     }
 
     /// Closes the clients' idle connections.

@@ -6,54 +6,9 @@ import SQLiteEngine
 /// The endpoints on the cluster backend: the same decoded requests as on the local backend, run by
 /// ``ClusterStatementRunner`` on the leader.
 extension SQLiteService {
-    /// ``route(_:_:settings:)`` on the cluster backend.
-    func routeOnCluster(
-        _ request: HTTPRequest,
-        _ endpoint: ServiceEndpoint,
-        settings: ServiceSettings,
-        cluster: ClusterStorage
-    ) throws(APIError) -> HTTPResponse {
-        let limits = settings.limits
-        switch endpoint {
-        case .query, .update, .batch, .transaction:
-            try Self.requirePostWithJSON(request)
-            switch endpoint {
-            case .query: return try clusterQuery(request.body, limits: limits, cluster: cluster)
-            case .update: return try clusterUpdate(request.body, limits: limits, cluster: cluster)
-            case .batch: return try clusterBatch(request.body, limits: limits, cluster: cluster)
-            default: return try clusterTransaction(request.body, limits: limits, cluster: cluster)
-            }
-        case .health:
-            try Self.requireGet(request)
-            return clusterHealth(isAvailable: settings.isAvailable, cluster: cluster)
-        case .metrics:
-            try Self.requireGet(request)
-            return try metricsResponse(settings.options.metrics)
-        case .cluster:
-            try Self.requireGet(request)
-            return try clusterStatus(cluster)
-        case .schema:
-            try Self.requireGet(request)
-            return try clusterSchema(cluster) { db throws(APIError) in try Self.schemaBody(db) }
-        case .schemaTable:
-            try Self.requireGet(request)
-            let name = String(request.path.dropFirst("/schema/".count))
-            return try clusterSchema(cluster) { db throws(APIError) in try Self.tableSchemaBody(name, db) }
-        case .backup:
-            guard request.method == "POST" else { throw .methodNotAllowed(allow: ["POST"]) }
-            return try backupResponse(request, options: settings.options)
-        case .tables, .tablesRows, .tablesRow, .tablesCount:
-            return try clusterTables(request, limits: limits, cluster: cluster)
-        case .adminVacuum, .adminCheckpoint, .adminOptimize:
-            throw .notImplemented("\(endpoint.label) is not available in cluster mode yet (see the README)")
-        case .other:
-            throw Self.noEndpoint(request)
-        }
-    }
-
     /// `GET /schema` and `/schema/{table}`: the local backend's answers, read from this node's copy of the leader's
     /// schema (brought up to date with the leader's schema version first).
-    private func clusterSchema(
+    func clusterSchema(
         _ cluster: ClusterStorage,
         _ body: (Database) throws(APIError) -> [UInt8]
     ) throws(APIError) -> HTTPResponse {
@@ -61,7 +16,7 @@ extension SQLiteService {
     }
 
     /// `POST /query`: checked on the read copy of the schema, run on a read-only leader connection.
-    private func clusterQuery(
+    func clusterQuery(
         _ body: [UInt8],
         limits: ServiceLimits,
         cluster: ClusterStorage
@@ -81,7 +36,7 @@ extension SQLiteService {
     }
 
     /// `POST /update`: one statement on the leader, in autocommit mode.
-    private func clusterUpdate(
+    func clusterUpdate(
         _ body: [UInt8],
         limits: ServiceLimits,
         cluster: ClusterStorage
@@ -106,7 +61,7 @@ extension SQLiteService {
     /// Unlike the local writer, no other request's statement is kept from running between them on the leader
     /// (other nodes' requests are not serialized with this node's); on this node batches and writes run one at
     /// a time.
-    private func clusterBatch(
+    func clusterBatch(
         _ body: [UInt8],
         limits: ServiceLimits,
         cluster: ClusterStorage
@@ -155,7 +110,7 @@ extension SQLiteService {
     /// `POST /transaction`: BEGIN, the statements, COMMIT on one leader connection; on any failure everything is
     /// rolled back and the body is only the error. The `mode` is accepted and has no effect: the leader runs one
     /// write transaction at a time whatever the mode.
-    private func clusterTransaction(
+    func clusterTransaction(
         _ body: [UInt8],
         limits: ServiceLimits,
         cluster: ClusterStorage

@@ -8,10 +8,12 @@ public import SQLiteEngine
 ///
 /// - ``local(_:)``, the default: one `DatabasePool` on this machine, every endpoint served as before.
 /// - ``cluster(_:)``: a dqlite cluster through its leader (``ClusterStorage``). The same decoded requests run as
-///   the same statements through the wire protocol; `/query`, `/update`, `/batch`, `/transaction`, `/schema`,
-///   `/backup` (DUMP), `/health`, `/metrics`, `GET /cluster` and the Tables API's reads are served, its writes and
-///   `/admin/*` answer 501 `NOT_IMPLEMENTED` (see the README's cluster mode section), and group commit is off (each
+///   the same statements through the wire protocol; every endpoint is served (`/admin/vacuum` and
+///   `/admin/checkpoint` answer 400 saying why dqlite cannot: see docs/cluster.md), and group commit is off (each
 ///   Raft round is its own group).
+///
+/// Where an endpoint chooses between the two: the route table's handlers (`SQLiteService+StorageHandlers.swift`),
+/// the backup writer and the cursor codec; the dispatch sends every cluster request to a handler thread.
 public enum StorageBackend: Sendable {
     case local(DatabasePool)
     case cluster(ClusterStorage)

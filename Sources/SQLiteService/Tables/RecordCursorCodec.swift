@@ -7,12 +7,24 @@ import SQLiteEngine
 /// A cursor names one row by its sort-key values, for one table and one `_order`: the payload
 /// `[table, order, [values…]]` (values tagged with their type so that each comes back exactly: integers as decimal
 /// text, reals by their bit pattern, text, blobs in base64, NULL), base64url-encoded, then `.` and the first 16
-/// bytes of its HMAC-SHA256. The key is random, made when the service starts, so a cursor is valid until the server
-/// restarts (then: 400, start again from the first page). Any change to a cursor fails the HMAC check: 400
-/// `INVALID_REQUEST`, never an error from SQLite.
+/// bytes of its HMAC-SHA256. On the local storage the key is random, made when the service starts, so a cursor is
+/// valid until the server restarts (then: 400, start again from the first page); on a cluster every node signs with
+/// the key kept in the replicated database (``ClusterStorage/sharedCursorCodec()``), so a cursor made by one node is
+/// valid on all. Any change to a cursor fails the HMAC check: 400 `INVALID_REQUEST`, never an error from SQLite.
 struct RecordCursorCodec: Sendable {
     /// The HMAC key's bytes (`SymmetricKey` is not `Sendable`).
-    private let keyBytes: [UInt8] = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+    private let keyBytes: [UInt8]
+
+    /// A codec with a new random key.
+    init() {
+        keyBytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+    }
+
+    /// A codec signing with `keyBytes` (at least 32 bytes).
+    init(keyBytes: [UInt8]) {
+        precondition(keyBytes.count >= 32, "a cursor key has at least 256 bits")
+        self.keyBytes = keyBytes
+    }
 
     private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
 

@@ -2,39 +2,58 @@ import HTTPServer
 import SQLiteEngine
 
 /// The writing endpoints of the Tables API: `POST …/rows` (JSON objects to rows), `PATCH …/rows/{key}`,
-/// `DELETE …/rows/{key}` and `DELETE …/rows?FILTERS`. Each is all or nothing, in one savepoint on the writer.
+/// `DELETE …/rows/{key}` and `DELETE …/rows?FILTERS`. Each is all or nothing: in one savepoint on the local writer,
+/// in one transaction on the cluster's leader; the same statements on both (``RecordStatementRunner``).
 extension SQLiteService {
-    /// The work of a writing request, its body checked before it waits for the writer.
-    func tablesWrite(
+    /// The tables and the statements of a Tables write: where names are checked (the local database, or this node's
+    /// copy of the leader's schema) and where the statements run.
+    struct RecordWriteTarget {
+        let schema: Database
+        let runner: any RecordStatementRunner
+    }
+
+    /// The work of a writing request, its body checked before it waits for the writer, and its time limit.
+    typealias TablesWriteWork = (
+        deadline: ContinuousClock.Instant, work: (RecordWriteTarget) throws(APIError) -> [UInt8]
+    )
+
+    /// The work of a writing request on `route`, its body checked first.
+    func tablesWriteWork(
         _ route: TablesRoute,
         _ request: HTTPRequest,
         limits: ServiceLimits
-    ) throws(APIError) -> PreparedWrite {
+    ) throws(APIError) -> TablesWriteWork {
         let deadline = ContinuousClock.now + limits.statementTimeout
-        let work: (Database) throws(APIError) -> [UInt8]
+        let work: (RecordWriteTarget) throws(APIError) -> [UInt8]
         switch (route, request.method) {
         case (.rows(let name), "POST"):
             try JSONContentType.check(request.headers["content-type"])
             let insert = try TableInsertRequest(request.body, maxRows: limits.maxBatchSize)
-            work = { db throws(APIError) in try Self.insertBody(db, table: try Self.table(name, db), insert) }
+            work = { target throws(APIError) in
+                try Self.insertBody(target, table: try Self.table(name, target.schema), insert)
+            }
         case (.rows(let name), _):  // DELETE by filters
             let pairs = request.query
-            work = { db throws(APIError) in
-                let table = try Self.table(name, db)
+            work = { target throws(APIError) in
+                let table = try Self.table(name, target.schema)
                 let list = try TableListRequest(table: table, pairs: pairs, allowedOptions: [], maxRows: limits.maxRows)
                 guard !list.query.filters.isEmpty else {
                     throw .invalidRequest("DELETE of rows needs at least one filter (it would delete every row)")
                 }
-                return Self.changesBody(try Self.mapped(db) { try db.deleteRecords(list.query) })
+                return Self.changesBody(try Self.mapped(target.schema) { try target.runner.deleteRecords(list.query) })
             }
         case (.row(let name, let key), "PATCH"):
             try JSONContentType.check(request.headers["content-type"])
             let values = try Self.patchValues(request.body)
-            work = { db throws(APIError) in
-                let table = try Self.table(name, db)
+            work = { target throws(APIError) in
+                let table = try Self.table(name, target.schema)
                 let keyValues = try Self.keyValues(key, table: table)
                 let row = try Self.columnValues(values, table: table, context: nil)
-                guard let updated = try Self.mapped(db, { try db.updateRecord(table, key: keyValues, values: row) })
+                guard
+                    let updated = try Self.mapped(
+                        target.schema,
+                        { try target.runner.updateRecord(table, key: keyValues, values: row) }
+                    )
                 else { throw .noSuchRow() }
                 var writer = JSONWriter()
                 writer.beginObject()
@@ -50,27 +69,37 @@ extension SQLiteService {
                 return writer.bytes
             }
         case (.row(let name, let key), _):  // DELETE by key
-            work = { db throws(APIError) in
-                let table = try Self.table(name, db)
+            work = { target throws(APIError) in
+                let table = try Self.table(name, target.schema)
                 let keyValues = try Self.keyValues(key, table: table)
-                let changes = try Self.mapped(db) { try db.deleteRecord(table, key: keyValues) }
+                let changes = try Self.mapped(target.schema) { try target.runner.deleteRecord(table, key: keyValues) }
                 guard changes > 0 else { throw .noSuchRow() }
                 return Self.changesBody(changes)
             }
         default:
             throw .internal("no Tables write for this route")
         }
+        return (deadline, work)
+    }
+
+    /// A Tables write on the local writer, ready for the group committer.
+    func tablesWrite(
+        _ route: TablesRoute,
+        _ request: HTTPRequest,
+        limits: ServiceLimits
+    ) throws(APIError) -> PreparedWrite {
+        let (deadline, work) = try tablesWriteWork(route, request, limits: limits)
         return PreparedWrite(deadline: deadline, bytes: request.body.count) { db throws(APIError) in
             let output = try db.withRequestDeadline(deadline) { () throws(APIError) in
                 // One savepoint: all or nothing, whether the writer is in autocommit or inside a group commit.
-                try Self.mapped(db) { try db.inSavepoint { db in try work(db) } }
+                try Self.mapped(db) { try db.inSavepoint { db in try work(RecordWriteTarget(schema: db, runner: db)) } }
             }
             return Self.jsonResponse(output)
         }
     }
 
     private static func insertBody(
-        _ db: Database,
+        _ target: RecordWriteTarget,
         table: RecordTable,
         _ insert: TableInsertRequest
     ) throws(APIError)
@@ -89,14 +118,14 @@ extension SQLiteService {
         }
         let result: (changes: Int, keys: [[DatabaseValue]?])
         do {
-            result = try db.insertRecords(into: table, rows: rows, onConflict: insert.onConflict)
+            result = try target.runner.insertRecords(into: table, rows: rows, onConflict: insert.onConflict)
         } catch let error as RecordRowError {
-            var mapped = APIError(error.underlying, db: db)
+            var mapped = error.underlying as? APIError ?? APIError(error.underlying, db: target.schema)
             mapped.rowIndex = error.rowIndex
             mapped.rolledBack = true
             throw mapped
         } catch {
-            throw APIError(error, db: db)
+            throw error as? APIError ?? APIError(error, db: target.schema)
         }
         var writer = JSONWriter()
         writer.beginObject()

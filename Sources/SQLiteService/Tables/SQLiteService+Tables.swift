@@ -9,58 +9,44 @@ import SQLiteEngine
 /// nothing in one savepoint. Names are matched against the schema and quoted, values always bound
 /// (``RecordQuery``).
 extension SQLiteService {
-    /// Answers a request under `/tables`; nil for any other path.
-    func tablesResponse(_ request: HTTPRequest, settings: ServiceSettings) throws(APIError) -> HTTPResponse? {
-        guard let route = try TablesRoute.parse(rawPath: request.rawPath) else { return nil }
-        let metrics = settings.options.metrics
-        if let read = try tablesRead(route, request, limits: settings.limits) {
-            return Self.jsonResponse(try onReader(metrics: metrics) { db throws(APIError) in try read(.local(db)) })
-        }
-        return try run(tablesWrite(route, request, limits: settings.limits), metrics: metrics)
+    /// The route of a Tables request (its table name and key decoded from the raw path).
+    static func tablesRoute(_ request: HTTPRequest) throws(APIError) -> TablesRoute {
+        guard let route = try TablesRoute.parse(rawPath: request.rawPath) else { throw noEndpoint(request) }
+        return route
     }
 
-    /// The write a request under `/tables` makes, checked and ready for the writer; nil for a read (or a path
-    /// outside `/tables`).
-    func tablesWrite(_ request: HTTPRequest, limits: ServiceLimits) throws(APIError) -> PreparedWrite? {
-        guard let route = try TablesRoute.parse(rawPath: request.rawPath),
-            try tablesRead(route, request, limits: limits) == nil
-        else { return nil }
-        return try tablesWrite(route, request, limits: limits)
-    }
-
-    /// The event loop's share: the reads, when a reader is free now and the work fits the budget; nil otherwise
-    /// (``handle(_:)`` answers, waiting where it may).
-    func tablesResponseOnEventLoop(
-        _ request: HTTPRequest,
-        settings: ServiceSettings
-    ) throws(APIError) -> HTTPResponse?? {
-        guard let route = try TablesRoute.parse(rawPath: request.rawPath) else { return .none }
-        if let answer = try tableRowOnEventLoop(route, request, settings: settings) { return .some(answer) }
-        guard request.body.count <= Self.eventLoopBodyLimit,
-            let read = try tablesRead(route, request, limits: settings.limits)
-        else { return .some(nil) }
-        return .some(
-            try withEventLoopBudget(metrics: settings.options.metrics) { db throws(APIError) in try read(.local(db)) }
+    /// A Tables read on a reader of the local storage.
+    func localTablesRead(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
+        let read = try tablesRead(Self.tablesRoute(request), request, limits: settings.limits)
+        return Self.jsonResponse(
+            try onReader(metrics: settings.options.metrics) { db throws(APIError) in try read(.local(db)) }
         )
     }
 
-    /// The work of a reading request (`GET`/`HEAD`), checked as far as it can be without the schema; nil for a
-    /// writing one. The same on both backends (``RecordSource``).
+    /// A Tables write, checked and ready for the writer.
+    func tablesWrite(_ request: HTTPRequest, limits: ServiceLimits) throws(APIError) -> PreparedWrite {
+        try tablesWrite(Self.tablesRoute(request), request, limits: limits)
+    }
+
+    /// A Tables read on the event loop, when a reader is free now and the work fits the budget; nil otherwise
+    /// (``handle(_:)`` answers, waiting where it may).
+    func tablesReadOnEventLoop(_ request: HTTPRequest, settings: ServiceSettings) throws(APIError) -> HTTPResponse? {
+        let route = try Self.tablesRoute(request)
+        if let answer = try tableRowOnEventLoop(route, request, settings: settings) { return answer }
+        guard request.body.count <= Self.eventLoopBodyLimit else { return nil }
+        let read = try tablesRead(route, request, limits: settings.limits)
+        return try withEventLoopBudget(metrics: settings.options.metrics) { db throws(APIError) in
+            try read(.local(db))
+        }
+    }
+
+    /// The work of a reading request (`GET`/`HEAD`), checked as far as it can be without the schema. The same on
+    /// both storages (``RecordSource``).
     func tablesRead(
         _ route: TablesRoute,
         _ request: HTTPRequest,
         limits: ServiceLimits
-    ) throws(APIError) -> ((RecordSource) throws(APIError) -> [UInt8])? {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            let allowed: [String] =
-                switch route {
-                case .list, .count: ["GET", "HEAD"]
-                case .rows: ["GET", "HEAD", "POST", "DELETE"]
-                case .row: ["GET", "HEAD", "PATCH", "DELETE"]
-                }
-            guard allowed.contains(request.method) else { throw .methodNotAllowed(allow: allowed) }
-            return nil
-        }
+    ) throws(APIError) -> (RecordSource) throws(APIError) -> [UInt8] {
         let pairs = request.query
         let deadline = ContinuousClock.now + limits.statementTimeout
         return { source throws(APIError) in
@@ -139,6 +125,7 @@ extension SQLiteService {
             maxRows: limits.maxRows
         )
         let sortKeyCount = list.query.sortKeys.count
+        let cursorCodec = try self.cursorCodec()
         if let cursor = list.after ?? list.before {
             let values = try cursorCodec.decode(cursor, table: table.name, order: list.orderKey, count: sortKeyCount)
             list.query.position = RecordCursorPosition(direction: list.after != nil ? .after : .before, values: values)
@@ -159,10 +146,16 @@ extension SQLiteService {
         // Forward, `next` names the last row when more follow; a page before a row always has rows after it.
         let next = backwards ? page.sortKeys.last : (page.hasMore ? page.sortKeys.last : nil)
         writer.key("next")
-        writeCursor(next, table: table, order: list.orderKey, into: &writer)
+        Self.writeCursor(next, table: table, order: list.orderKey, codec: cursorCodec, into: &writer)
         if backwards {
             writer.key("prev")
-            writeCursor(page.hasMore ? page.sortKeys.first : nil, table: table, order: list.orderKey, into: &writer)
+            Self.writeCursor(
+                page.hasMore ? page.sortKeys.first : nil,
+                table: table,
+                order: list.orderKey,
+                codec: cursorCodec,
+                into: &writer
+            )
         }
         if list.count {
             writer.key("count")
@@ -302,10 +295,11 @@ extension SQLiteService {
         writer.endArray()
     }
 
-    private func writeCursor(
+    private static func writeCursor(
         _ values: [DatabaseValue]?,
         table: RecordTable,
         order: String,
+        codec cursorCodec: RecordCursorCodec,
         into writer: inout JSONWriter
     ) {
         if let values {

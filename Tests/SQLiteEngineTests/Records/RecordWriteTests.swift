@@ -47,7 +47,7 @@ import Testing
             _ = try db.insertRecords(into: users, rows: [[("id", .integer(3))]], onConflict: .ignore)
         }
         #expect(failure?.rowIndex == 0)
-        #expect(failure?.underlying.extendedResultCode == .SQLITE_CONSTRAINT_NOTNULL)
+        #expect((failure?.underlying as? DatabaseError)?.extendedResultCode == .SQLITE_CONSTRAINT_NOTNULL)
     }
 
     @Test func update_setsOnlyTheColumnsGiven() throws {

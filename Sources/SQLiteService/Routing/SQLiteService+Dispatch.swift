@@ -1,0 +1,142 @@
+public import HTTPServer
+
+/// The three doors of the HTTP server (``HTTPHandler``), each answering through ``RouteTable``: the same checks in
+/// the same order everywhere (the credentials in the query string, the token and its role, the route and its
+/// method, the content type), so a request is answered alike whichever door it takes.
+///
+/// The event loop is offered every request first: it answers what is cheap there (a route placed
+/// ``Route/Placement/eventLoop`` whose handler answers at once, and every error that needs no database); the group
+/// committer takes the writes (``Route/Placement/groupCommit``) on the local storage; a handler thread answers the
+/// rest. On the cluster storage every request goes to a handler thread (its statements wait for the leader).
+extension SQLiteService {
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        // The closure always answers, so `answering` never gives nil here.
+        answering(request) { request, endpoint, settings in
+            var tokenName: String?
+            do throws(APIError) {
+                let route = try resolve(request, endpoint, settings: settings, tokenName: &tokenName)
+                return ServiceResponse(response: try route.handle(self, request, settings), tokenName: tokenName)
+            } catch {
+                return failure(error, answering: request, tokenName: tokenName)
+            }
+        } ?? Self.errorResponse(.internal())
+    }
+
+    /// Answers `request` on the event loop when that is cheap and cannot block; nil hands it on (to
+    /// ``handleDeferred(_:respond:)``, then ``handle(_:)``).
+    ///
+    /// A request answered here is logged and counted in the metrics here; one handed on is left entirely to the
+    /// next door, so each request is recorded once. A server-side (5xx) error found here is handed on too: the
+    /// handler thread logs it and may answer it differently after waiting (a busy reader).
+    public func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
+        // The cluster storage's statements wait for the leader's answer: never on the event loop.
+        guard case .local = storage else { return nil }
+        return answering(request) { request, endpoint, settings in
+            var tokenName: String?
+            do throws(APIError) {
+                let route = try resolve(request, endpoint, settings: settings, tokenName: &tokenName)
+                guard let onEventLoop = route.onEventLoop,
+                    let response = try onEventLoop(self, request, settings)
+                else { return nil }
+                return ServiceResponse(response: response, tokenName: tokenName)
+            } catch {
+                if error.status >= 500 { return nil }
+                return ServiceResponse(response: Self.errorResponse(error), tokenName: tokenName, errorCode: error.code)
+            }
+        }
+    }
+
+    /// Takes a write (``Route/Placement/groupCommit``) on the event loop: decoded and checked here, queued for the
+    /// next group, and answered — its metrics and log line recorded — by the thread that committed its group, once
+    /// the `COMMIT` (its fsync) is over. No handler thread waits per request: a thread per waiting request cost
+    /// every write two thread wake-ups, which on one core took more time than the write itself.
+    ///
+    /// False (the request goes to ``handle(_:)``, with the same answers) on the cluster storage, with group commit
+    /// off, for a body larger than ``eventLoopBodyLimit`` (decoding it could hold the loop), and for any request no
+    /// group-commit route serves (a method a writing path does not serve is taken, and answered 405 at once).
+    public func handleDeferred(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool {
+        let started = ContinuousClock.now
+        let settings = self.settings
+        let groupCommit = settings.options.groupCommit
+        guard case .local = storage, groupCommit.isEnabled, request.body.count <= Self.eventLoopBodyLimit else {
+            return false
+        }
+        let endpoint = ServiceEndpoint(request)
+        // A write, or a method no route of a writing path serves (its 405 is answered here at once).
+        switch RouteTable.match(endpoint, method: request.method, onCluster: false) {
+        case .route(let route) where route.prepareWrite != nil: break
+        case .methodNotAllowed where RouteTable.hasGroupCommitRoute(endpoint): break
+        default: return false
+        }
+        let finish: @Sendable (ServiceResponse) -> Void = { handled in
+            self.observe(request, endpoint: endpoint, handled: handled, since: started, options: settings.options)
+            respond(handled.response)
+        }
+        var tokenName: String?
+        let write: PreparedWrite
+        do throws(APIError) {
+            let route = try resolve(request, endpoint, settings: settings, tokenName: &tokenName)
+            guard let prepareWrite = route.prepareWrite else { throw .internal("no write for this route") }
+            write = try prepareWrite(self, request, settings.limits)
+        } catch {
+            finish(failure(error, answering: request, tokenName: tokenName))
+            return true
+        }
+        onWriterInGroupDeferred(write, metrics: settings.options.metrics, options: groupCommit) { [tokenName] result in
+            switch result {
+            case .success(let response): finish(ServiceResponse(response: response, tokenName: tokenName))
+            case .failure(let error): finish(self.failure(error, answering: request, tokenName: tokenName))
+            }
+        }
+        return true
+    }
+
+    /// Runs `respond` with the settings in force and, when it answers, records the request (metrics and its log
+    /// line) with the time it took: the one place ``handle(_:)`` and ``handleOnEventLoop(_:)`` observe from.
+    func answering(
+        _ request: HTTPRequest,
+        _ respond: (HTTPRequest, ServiceEndpoint, ServiceSettings) -> ServiceResponse?
+    ) -> HTTPResponse? {
+        let started = ContinuousClock.now
+        let settings = self.settings
+        let endpoint = ServiceEndpoint(request)
+        guard let handled = respond(request, endpoint, settings) else { return nil }
+        observe(request, endpoint: endpoint, handled: handled, since: started, options: settings.options)
+        return handled.response
+    }
+
+    /// The route of `request`, after the checks every door makes in this order: the credentials (`tokenName` is
+    /// set once the token is known), the path (404), the method (405 with `Allow`), the content type (415).
+    func resolve(
+        _ request: HTTPRequest,
+        _ endpoint: ServiceEndpoint,
+        settings: ServiceSettings,
+        tokenName: inout String?
+    ) throws(APIError) -> Route {
+        tokenName = try authenticate(request, endpoint: endpoint, tokens: settings.tokens)
+        let onCluster: Bool
+        if case .cluster = storage { onCluster = true } else { onCluster = false }
+        switch RouteTable.match(endpoint, method: request.method, onCluster: onCluster) {
+        case .route(let route):
+            if route.requiresJSON { try JSONContentType.check(request.headers["content-type"]) }
+            return route
+        case .methodNotAllowed(let allow):
+            throw .methodNotAllowed(allow: allow)
+        case .notFound:
+            throw Self.noEndpoint(request)
+        }
+    }
+
+    /// 404 for a path no route serves; under `/tables/`, the Tables API's own answer (400 for a malformed escape in
+    /// a table name or key, 404 naming the path otherwise).
+    static func noEndpoint(_ request: HTTPRequest) -> APIError {
+        if request.path.hasPrefix("/tables/") {
+            do {
+                _ = try TablesRoute.parse(rawPath: request.rawPath)
+            } catch {
+                return error
+            }
+        }
+        return .notFound("no endpoint at \(request.method) \(printable(request.path))")
+    }
+}
