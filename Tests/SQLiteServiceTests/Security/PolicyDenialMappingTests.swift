@@ -54,6 +54,31 @@ import Testing
         #expect(Self.sqliteError("SELECT x FROM pragma_notes", on: writer) == nil)
     }
 
+    /// The server's own tables (`_sqlited_…`) are out of clients' reach on every connection: read, written,
+    /// created, altered or dropped; the leader of a cluster lets the server's statements through.
+    @Test func serverTables_areDeniedToClients_allowedOnTheLeader() throws {
+        let writer = try Database(path: ":memory:")
+        try writer.execute(sql: "CREATE TABLE _sqlited_cursor_key(id INTEGER PRIMARY KEY, key BLOB)")
+        SQLPolicy.install(on: writer, role: .writer)
+        for sql in [
+            "SELECT key FROM _sqlited_cursor_key", "SELECT count(*) FROM main._SQLITED_CURSOR_KEY",
+            "INSERT INTO _sqlited_cursor_key VALUES (2, x'00')", "UPDATE _sqlited_cursor_key SET key = NULL",
+            "DELETE FROM _sqlited_cursor_key", "DROP TABLE _sqlited_cursor_key", "CREATE TABLE _sqlited_mine(a)",
+            "ALTER TABLE _sqlited_cursor_key ADD COLUMN b", "CREATE INDEX i ON _sqlited_cursor_key(key)",
+        ] {
+            let error = try #require(Self.sqliteError(sql, on: writer), "\(sql) prepared")
+            let mapped = APIError(error, db: writer)
+            #expect(mapped.code == "SQLITE_AUTH", "\(sql)")
+            #expect(mapped.message.hasSuffix("is the server's own table"), "\(sql): \(mapped.message)")
+        }
+        let read = AuthorizerContext(action: .read, arg1: "_sqlited_cursor_key", arg2: "key", arg3: "main", arg4: nil)
+        #expect(SQLPolicy.denialReason(for: read, role: .writer) != nil)
+        #expect(SQLPolicy.denialReason(for: read, role: .writer, allowsServerTables: true) == nil)
+        // Other names are the client's, `sqlited_` without the underscore included.
+        let other = AuthorizerContext(action: .read, arg1: "sqlited_notes", arg2: "a", arg3: "main", arg4: nil)
+        #expect(SQLPolicy.denialReason(for: other, role: .writer) == nil)
+    }
+
     /// A SQLITE_SCHEMA that comes with a denial (SQLite reports the schema change over the denial when both
     /// happen in one prepare) is the denial; a denial record left by anything is consumed by the next error
     /// mapped for the connection, whatever its code, so it cannot mislabel a later genuine SQLITE_SCHEMA.
