@@ -14,6 +14,8 @@ public final class SQLiteService: HTTPHandler {
     public let version: String
     /// Where statements run.
     let storage: StorageBackend
+    /// The reads of `storage`, written once per storage (``Storage``).
+    let store: any Storage
     let logger: Logger
     /// Writes a request log line through `logger`'s handler when that handler writes them itself (the daemon's
     /// does), looked up once. A closure rather than the handler: calling it borrows the handler it holds, where
@@ -56,6 +58,10 @@ public final class SQLiteService: HTTPHandler {
         options: ServiceOptions = ServiceOptions()
     ) {
         self.storage = storage
+        switch storage {
+        case .local(let pool): store = LocalStorage(pool: pool)
+        case .cluster(let cluster): store = cluster
+        }
         self.version = version
         self.logger = logger
         if let handler = logger.handler as? any RequestLogHandler {

@@ -15,7 +15,8 @@ extension SQLiteService {
     /// are decoded on a handler thread, as parsing them could take longer than ``eventLoopBudget``.
     static let eventLoopBodyLimit = 64 * 1024
 
-    /// `POST /query` on the event loop: ``query(_:limits:metrics:)`` on a reader that is free now, under
+    /// `POST /query` on the event loop: the same decoding and the same statement executor as on a handler thread,
+    /// on a reader that is free now, under
     /// ``eventLoopBudget``; nil when no reader is free, the budget ran out first, or the body is larger than
     /// ``eventLoopBodyLimit``.
     func queryOnEventLoop(_ httpRequest: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse? {
@@ -24,7 +25,7 @@ extension SQLiteService {
         var (request, context) = try Self.decodeQuery(httpRequest.body, limits: settings.limits)
         let requestDeadline = context.deadline
         let budgetDeadline = min(requestDeadline, context.created + Self.eventLoopBudget)
-        let output: [UInt8]? = try tryOnReader(metrics: metrics, isolation: Self.isolation(of: request)) {
+        let output: [UInt8]? = try store.readNow(metrics: metrics, isolation: Self.isolation(of: request)) {
             db throws(APIError) -> [UInt8]? in
             var writer = JSONWriter()
             do throws(APIError) {
@@ -55,7 +56,7 @@ extension SQLiteService {
         metrics: ServiceMetrics?,
         _ body: (Database) throws(APIError) -> [UInt8]
     ) throws(APIError) -> HTTPResponse? {
-        let output = try tryOnReader(metrics: metrics, isolation: .snapshot) { db throws(APIError) -> [UInt8]? in
+        let output = try store.readNow(metrics: metrics, isolation: .snapshot) { db throws(APIError) -> [UInt8]? in
             do throws(APIError) {
                 return try db.withRequestDeadline(.now + Self.eventLoopBudget) { () throws(APIError) in
                     try body(db)

@@ -2,18 +2,10 @@ import HTTPServer
 import SQLiteEngine
 
 extension SQLiteService {
-    /// `POST /query`: one read-only statement on a reader connection.
-    func query(_ body: [UInt8], limits: ServiceLimits, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
-        var (request, context) = try Self.decodeQuery(body, limits: limits)
-        let output: [UInt8] = try onReader(metrics: metrics, isolation: Self.isolation(of: request)) {
-            db throws(APIError) in
-            var writer = JSONWriter()
-            try db.withRequestDeadline(context.deadline) { () throws(APIError) in
-                try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)
-            }
-            return writer.bytes
-        }
-        return Self.jsonResponse(output)
+    /// `POST /query` on a handler thread: one read-only statement, on a reader or on the cluster's leader.
+    func queryResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
+        var (query, context) = try Self.decodeQuery(request.body, limits: settings.limits)
+        return Self.jsonResponse(try store.query(query, context: &context, metrics: settings.options.metrics))
     }
 
     /// A `/query` body decoded, with the context its statement runs in (read-only, no savepoints).

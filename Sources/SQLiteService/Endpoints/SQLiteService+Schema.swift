@@ -3,9 +3,12 @@ import SQLiteEngine
 
 extension SQLiteService {
     /// `GET /schema`: tables, indexes, views and triggers, without SQLite's internal objects.
-    func schema(metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
-        let output = try onReader(metrics: metrics) { db throws(APIError) in try Self.schemaBody(db) }
-        return Self.jsonResponse(output)
+    func schemaResponse(_ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
+        Self.jsonResponse(
+            try store.readSchema(metrics: settings.options.metrics) { db throws(APIError) in
+                try Self.schemaBody(db)
+            }
+        )
     }
 
     /// The body of `GET /schema`, read on `db` (inside one read transaction).
@@ -39,9 +42,12 @@ extension SQLiteService {
 
     /// `GET /schema/{table}`: the columns of one table or view, matched
     /// case-insensitively and never spliced into SQL; 404 when it does not exist.
-    func tableSchema(_ name: String, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
-        let output = try onReader(metrics: metrics) { db throws(APIError) in try Self.tableSchemaBody(name, db) }
-        return Self.jsonResponse(output)
+    func tableSchemaResponse(_ name: String, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
+        Self.jsonResponse(
+            try store.readSchema(metrics: settings.options.metrics) { db throws(APIError) in
+                try Self.tableSchemaBody(name, db)
+            }
+        )
     }
 
     /// The body of `GET /schema/{table}` for the table `name`, read on `db` (inside one read transaction).

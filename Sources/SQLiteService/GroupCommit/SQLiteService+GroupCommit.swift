@@ -21,7 +21,7 @@ extension SQLiteService {
                 run: { db in
                     do throws(APIError) {
                         let value = try db.committingAlone { () throws(APIError) -> T in
-                            try self.countingStatementCache(db, metrics: metrics, body)
+                            try Self.countingStatementCache(db, metrics: metrics, body)
                         }
                         outcome = .success(value)
                         return true
@@ -62,7 +62,7 @@ extension SQLiteService {
             run: { db in
                 do throws(APIError) {
                     let response = try db.committingAlone { () throws(APIError) -> HTTPResponse in
-                        try self.countingStatementCache(db, metrics: metrics, write.work)
+                        try Self.countingStatementCache(db, metrics: metrics, write.work)
                     }
                     outcome.value = .success(response)
                     return true

@@ -83,7 +83,7 @@ extension SQLiteService {
     }
 
     /// Runs `body` on `db` and adds the statement cache lookups it made to `metrics`.
-    func countingStatementCache<T>(
+    static func countingStatementCache<T>(
         _ db: Database,
         metrics: ServiceMetrics?,
         _ body: (Database) throws(APIError) -> T

@@ -52,7 +52,7 @@ extension SQLiteService {
         metrics: ServiceMetrics?
     ) throws(APIError) -> (name: String, size: Int64) {
         let (name, path) = try newBackupFile(in: directory, databasePath: pool.path)
-        try onReader(metrics: metrics) { db throws(APIError) in
+        try LocalStorage(pool: pool).onReader(metrics: metrics) { db throws(APIError) in
             do {
                 try db.backup(to: path)
             } catch {

@@ -6,35 +6,6 @@ import SQLiteEngine
 /// The endpoints on the cluster backend: the same decoded requests as on the local backend, run by
 /// ``ClusterStatementRunner`` on the leader.
 extension SQLiteService {
-    /// `GET /schema` and `/schema/{table}`: the local backend's answers, read from this node's copy of the leader's
-    /// schema (brought up to date with the leader's schema version first).
-    func clusterSchema(
-        _ cluster: ClusterStorage,
-        _ body: (Database) throws(APIError) -> [UInt8]
-    ) throws(APIError) -> HTTPResponse {
-        Self.jsonResponse(try cluster.readSchema.withSchema(refreshingFrom: cluster.reader, body))
-    }
-
-    /// `POST /query`: checked on the read copy of the schema, run on a read-only leader connection.
-    func clusterQuery(
-        _ body: [UInt8],
-        limits: ServiceLimits,
-        cluster: ClusterStorage
-    ) throws(APIError) -> HTTPResponse {
-        var (request, context) = try Self.decodeQuery(body, limits: limits)
-        let plan = try cluster.readSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
-            try ClusterStatementPlan(request.statement, on: db, context: context)
-        }
-        var writer = JSONWriter()
-        try ClusterStatementRunner(target: .readOnly(cluster.reader)).run(
-            plan,
-            on: nil,
-            context: &context,
-            into: &writer
-        )
-        return Self.jsonResponse(writer.bytes)
-    }
-
     /// `POST /update`: one statement on the leader, in autocommit mode.
     func clusterUpdate(
         _ body: [UInt8],

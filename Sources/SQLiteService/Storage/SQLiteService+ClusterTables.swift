@@ -1,24 +1,11 @@
 import HTTPServer
 import SQLiteEngine
 
-/// The Tables API on the cluster backend, with the local backend's checks, SQL and JSON: the tables and keys come
-/// from this node's copy of the leader's schema (brought up to date first); the reads' rows from the leader through
-/// the read-only client; the writes run on one leader connection in a transaction, the same statements as on the
-/// local writer (``RecordStatementRunner``).
+/// The Tables API's writes on the cluster backend, with the local backend's checks, SQL and JSON: the tables and
+/// keys come from this node's copy of the leader's schema (brought up to date first); the statements run on one
+/// leader connection in a transaction, the same as on the local writer (``RecordStatementRunner``). The reads go
+/// through ``Storage/readRecords(metrics:_:)``.
 extension SQLiteService {
-    /// A Tables read.
-    func clusterTablesRead(
-        _ request: HTTPRequest,
-        limits: ServiceLimits,
-        cluster: ClusterStorage
-    ) throws(APIError) -> HTTPResponse {
-        let read = try tablesRead(Self.tablesRoute(request), request, limits: limits)
-        let body = try cluster.readSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
-            try read(.cluster(schema: db, reader: cluster.reader))
-        }
-        return Self.jsonResponse(body)
-    }
-
     /// A Tables write (`POST`, `PATCH`, `DELETE`): all or nothing in one transaction on the leader, tried again
     /// from the start while another node's transaction holds the leader's write lock (as `/transaction`). A COMMIT
     /// whose answer was lost is 503 `UNAVAILABLE` (the outcome is unknown), as for every cluster write.

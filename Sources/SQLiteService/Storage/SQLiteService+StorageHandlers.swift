@@ -1,18 +1,9 @@
 import HTTPServer
 
-/// The handlers ``RouteTable`` names, each choosing the local or the cluster implementation of its endpoint.
-///
-/// These are the last places that look at which storage the service runs on; the endpoints behind them still come
-/// in a local and a cluster form (`SQLiteService+Cluster*.swift`), to be written once over a storage protocol.
+/// The handlers ``RouteTable`` names for the endpoints that still come in a local and a cluster form (the writes,
+/// `/health`, maintenance: `SQLiteService+Cluster*.swift`), each choosing its storage's. The reads are written once
+/// over ``Storage``.
 extension SQLiteService {
-    /// `POST /query`.
-    func queryResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
-        switch storage {
-        case .local: try query(request.body, limits: settings.limits, metrics: settings.options.metrics)
-        case .cluster(let cluster): try clusterQuery(request.body, limits: settings.limits, cluster: cluster)
-        }
-    }
-
     /// `POST /update` on a handler thread (group commit off, a large body, or the cluster).
     func updateResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
         switch storage {
@@ -45,26 +36,6 @@ extension SQLiteService {
         }
     }
 
-    /// `GET /schema`.
-    func schemaResponse(_ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
-        switch storage {
-        case .local:
-            try schema(metrics: settings.options.metrics)
-        case .cluster(let cluster):
-            try clusterSchema(cluster) { db throws(APIError) in try Self.schemaBody(db) }
-        }
-    }
-
-    /// `GET /schema/{table}`.
-    func tableSchemaResponse(_ name: String, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
-        switch storage {
-        case .local:
-            try tableSchema(name, metrics: settings.options.metrics)
-        case .cluster(let cluster):
-            try clusterSchema(cluster) { db throws(APIError) in try Self.tableSchemaBody(name, db) }
-        }
-    }
-
     /// `GET /cluster` (a cluster-only route).
     func clusterStatusResponse() throws(APIError) -> HTTPResponse {
         guard case .cluster(let cluster) = storage else { throw .notFound("no endpoint at GET /cluster") }
@@ -81,14 +52,6 @@ extension SQLiteService {
         switch storage {
         case .local: return try localMaintenance(maintenance, metrics: settings.options.metrics)
         case .cluster(let cluster): return try clusterMaintenance(maintenance, cluster: cluster)
-        }
-    }
-
-    /// A Tables read (`GET` under `/tables`) on a handler thread.
-    func tablesReadResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
-        switch storage {
-        case .local: try localTablesRead(request, settings)
-        case .cluster(let cluster): try clusterTablesRead(request, limits: settings.limits, cluster: cluster)
         }
     }
 

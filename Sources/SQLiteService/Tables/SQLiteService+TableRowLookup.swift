@@ -19,7 +19,7 @@ extension SQLiteService {
         guard case .row(let name, let key) = route, request.method == "GET", request.query.isEmpty else { return nil }
         let deadline = min(ContinuousClock.now + Self.eventLoopBudget, .now + settings.limits.statementTimeout)
         let metrics = settings.options.metrics
-        let output = try tryOnReader(metrics: metrics, isolation: .statement) { db throws(APIError) -> [UInt8]? in
+        let output = try store.readNow(metrics: metrics, isolation: .statement) { db throws(APIError) -> [UInt8]? in
             guard let table = db.cachedRecordTable(named: name),
                 let keyValues = try? Self.keyValues(key, table: table)
             else { return nil }

@@ -15,12 +15,10 @@ extension SQLiteService {
         return route
     }
 
-    /// A Tables read on a reader of the local storage.
-    func localTablesRead(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
+    /// A Tables read (`GET` under `/tables`) on a handler thread.
+    func tablesReadResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
         let read = try tablesRead(Self.tablesRoute(request), request, limits: settings.limits)
-        return Self.jsonResponse(
-            try onReader(metrics: settings.options.metrics) { db throws(APIError) in try read(.local(db)) }
-        )
+        return Self.jsonResponse(try store.readRecords(metrics: settings.options.metrics, read))
     }
 
     /// A Tables write, checked and ready for the writer.

@@ -1,0 +1,99 @@
+import SQLiteEngine
+
+/// The local storage: one `DatabasePool` on this machine, its readers working concurrently on WAL snapshots (the
+/// writer and the group committer are still reached through ``StorageBackend/local(_:)``).
+struct LocalStorage: Storage {
+    let pool: DatabasePool
+
+    /// Runs `body` on a reader connection, in one read transaction unless `isolation` says otherwise; statement
+    /// cache lookups are added to `metrics`.
+    func onReader<T>(
+        metrics: ServiceMetrics?,
+        isolation: DatabasePool.ReadIsolation = .snapshot,
+        _ body: (Database) throws(APIError) -> T
+    ) throws(APIError) -> T {
+        do {
+            return try pool.read(isolation: isolation) { db in
+                try SQLiteService.countingStatementCache(db, metrics: metrics, body)
+            }
+        } catch {
+            throw APIError(error, db: nil)
+        }
+    }
+
+    /// Runs `body` on a reader connection if one is free now, for the event loop; nil when none is free or when
+    /// `body` gives up (returns nil).
+    ///
+    /// SQLite's busy handler would sleep on the event loop, so the reader's busy timeout is 0 meanwhile: a busy
+    /// reader fails with `SQLITE_BUSY` at once, and the caller hands the request to a handler thread, which waits.
+    /// Statement cache lookups are added to `metrics` only when `body` answers (a result or a client error), so
+    /// that a request given up here and answered on a handler thread is counted once.
+    func tryOnReader<T>(
+        metrics: ServiceMetrics?,
+        isolation: DatabasePool.ReadIsolation,
+        _ body: (Database) throws(APIError) -> T?
+    ) throws(APIError) -> T? {
+        do {
+            let result = try pool.tryRead(isolation: isolation) { db throws(APIError) -> T? in
+                try db.withoutBusyWait { () throws(APIError) -> T? in
+                    let before = db.statementCacheStatistics
+                    let record = {
+                        let after = db.statementCacheStatistics
+                        metrics?.recordStatementCache(
+                            hits: after.hits - before.hits,
+                            misses: after.misses - before.misses
+                        )
+                    }
+                    do throws(APIError) {
+                        guard let result = try body(db) else { return nil }
+                        record()
+                        return result
+                    } catch {
+                        // A server-side failure is given up too (the caller lets handle() answer it).
+                        if error.status < 500 { record() }
+                        throw error
+                    }
+                }
+            }
+            return result ?? nil
+        } catch {
+            throw APIError(error, db: nil)
+        }
+    }
+
+    func query(
+        _ request: QueryRequest,
+        context: inout RequestContext,
+        metrics: ServiceMetrics?
+    ) throws(APIError) -> [UInt8] {
+        try onReader(metrics: metrics, isolation: SQLiteService.isolation(of: request)) { db throws(APIError) in
+            var writer = JSONWriter()
+            try db.withRequestDeadline(context.deadline) { () throws(APIError) in
+                try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)
+            }
+            return writer.bytes
+        }
+    }
+
+    func readSchema(
+        metrics: ServiceMetrics?,
+        _ body: (Database) throws(APIError) -> [UInt8]
+    ) throws(APIError) -> [UInt8] {
+        try onReader(metrics: metrics, body)
+    }
+
+    func readRecords(
+        metrics: ServiceMetrics?,
+        _ body: (RecordSource) throws(APIError) -> [UInt8]
+    ) throws(APIError) -> [UInt8] {
+        try onReader(metrics: metrics) { db throws(APIError) in try body(.local(db)) }
+    }
+
+    func readNow(
+        metrics: ServiceMetrics?,
+        isolation: DatabasePool.ReadIsolation,
+        _ body: (Database) throws(APIError) -> [UInt8]?
+    ) throws(APIError) -> [UInt8]? {
+        try tryOnReader(metrics: metrics, isolation: isolation, body)
+    }
+}

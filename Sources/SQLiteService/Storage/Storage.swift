@@ -1,0 +1,38 @@
+import SQLiteEngine
+
+/// What the endpoints need from where the data lives, each written once per storage: ``LocalStorage`` (a
+/// `DatabasePool` on this machine) and ``ClusterStorage`` (a dqlite cluster through its leader). An endpoint asks
+/// for a read, the schema or the records, never which storage it has (GRDB's `DatabaseReader`, with `DatabaseQueue`
+/// and `DatabasePool` behind it, is the model).
+///
+/// The reads are here; the writes still take the storage's own path (``StorageBackend``), through the route
+/// table's handlers.
+protocol Storage: Sendable {
+    /// Runs `/query`'s statement on a read-only connection: its result object's bytes.
+    func query(
+        _ request: QueryRequest,
+        context: inout RequestContext,
+        metrics: ServiceMetrics?
+    ) throws(APIError) -> [UInt8]
+
+    /// Runs `body` on a database whose schema is the storage's: a reader in one read transaction, or this node's
+    /// copy of the cluster leader's schema, brought up to date first.
+    func readSchema(
+        metrics: ServiceMetrics?,
+        _ body: (Database) throws(APIError) -> [UInt8]
+    ) throws(APIError) -> [UInt8]
+
+    /// Runs `body` on the storage's records (a Tables read).
+    func readRecords(
+        metrics: ServiceMetrics?,
+        _ body: (RecordSource) throws(APIError) -> [UInt8]
+    ) throws(APIError) -> [UInt8]
+
+    /// Runs `body` on a reader that is free at once, for the event loop; nil when none is free, when `body` gives
+    /// up (returns nil), or when the storage cannot answer without waiting (the cluster's reads wait for the leader).
+    func readNow(
+        metrics: ServiceMetrics?,
+        isolation: DatabasePool.ReadIsolation,
+        _ body: (Database) throws(APIError) -> [UInt8]?
+    ) throws(APIError) -> [UInt8]?
+}
