@@ -2,12 +2,10 @@ import HTTPServer
 import SQLiteEngine
 
 extension SQLiteService {
-    /// `POST /batch`: statements in order on the writer, each committing on its
-    /// own, with no other request's statement in between.
-    ///
-    /// Inside a group (group commit) each statement runs in a savepoint of its own: a failing statement undoes
-    /// only itself.
-    func batch(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> PreparedWrite {
+    /// `POST /batch`: statements in order, each committing on its own: on the local writer with no other request's
+    /// statement in between (inside a group each in a savepoint of its own, so a failing statement undoes only
+    /// itself); on a cluster other nodes' statements may run between them on the leader.
+    func batch(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> StorageWrite {
         let request = try RequestDecoder().decodeBatch(body)
         if case .statements(let statements) = request.body, statements.count > limits.maxStatements {
             throw .invalidRequest("statements holds more than \(limits.maxStatements) statements")
@@ -20,53 +18,41 @@ extension SQLiteService {
         )
         // Each statement commits on its own in autocommit mode: alone in a group, a batch still takes the group's
         // transaction (one fsync for all its statements).
-        return PreparedWrite(deadline: context.deadline, bytes: body.count, isOneTransaction: false) {
-            db throws(APIError) in
-            // A copy per run: group commit may run the body again (see GroupCommitter).
+        return StorageWrite(deadline: context.deadline, bytes: body.count, isOneTransaction: false) {
+            session throws(APIError) in
+            // A copy per run: the body may run again (see StorageWrite).
             var context = context
-            let grouped = db.isInTransaction
             var run = BatchRun(continueOnError: request.continueOnError)
             do throws(APIError) {
-                try db.withRequestDeadline(context.deadline) { () throws(APIError) in
-                    let executor = StatementExecutor(db: db)
-                    switch request.body {
-                    case .statements(let statements):
-                        for statement in statements {
-                            try run.step { (writer: inout JSONWriter) throws(APIError) in
-                                try db.committingAlone { () throws(APIError) in
-                                    try executor.run(statement, context: &context, into: &writer)
-                                }
+                switch request.body {
+                case .statements(let statements):
+                    for statement in statements {
+                        try run.step { (writer: inout JSONWriter) throws(APIError) in
+                            try session.alone { () throws(APIError) in
+                                try session.run(statement, context: &context, into: &writer)
                             }
-                            try run.checkGroupTransaction(grouped: grouped, db: db)
                         }
-                    case .script(let script):
-                        try run.runScript(
-                            script,
-                            on: db,
-                            execute: { (statement, writer) throws(APIError) in
-                                try db.committingAlone { () throws(APIError) in
-                                    try executor.run(scriptStatement: statement, context: &context, into: &writer)
-                                }
-                            },
-                            afterEach: { (run) throws(APIError) in
-                                try run.checkGroupTransaction(grouped: grouped, db: db)
-                            }
-                        )
+                        try session.afterBatchStep(run)
                     }
+                case .script(let script):
+                    try run.runScript(
+                        script,
+                        on: session.schema,
+                        execute: { (statement, writer) throws(APIError) in
+                            try session.alone { () throws(APIError) in
+                                try session.run(scriptStatement: statement, context: &context, into: &writer)
+                            }
+                        },
+                        afterEach: { (run) throws(APIError) in try session.afterBatchStep(run) }
+                    )
                 }
             } catch {
-                // The group's transaction was rolled back with this batch's statements: the batch fails as a whole.
-                if grouped, !db.isInTransaction {
-                    var error = error
-                    error.rolledBack = true
-                    throw error
-                }
-                // A request that is invalid as a whole (a script with no
-                // statement) belongs to no statement: no index, no results,
-                // even with continue_on_error.
+                if let whole = session.batchFailedAsAWhole(error) { throw whole }
+                // A request that is invalid as a whole (a script with no statement) belongs to no statement: no
+                // index, no results, even with continue_on_error.
                 if error.code == "INVALID_REQUEST" { throw error }
-                // A failure outside any one statement (the time limit between
-                // statements, a broken connection) stops the batch at the next index.
+                // A failure outside any one statement (the time limit between statements, a broken connection)
+                // stops the batch at the next index.
                 run.fail(error)
             }
             let output = run.finish()

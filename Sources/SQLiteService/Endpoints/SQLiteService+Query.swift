@@ -32,24 +32,4 @@ extension SQLiteService {
         }
         return .statement
     }
-
-    /// `POST /update`: one statement on the writer, in autocommit mode.
-    func update(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> PreparedWrite {
-        let request = try RequestDecoder().decodeUpdate(body)
-        let context = RequestContext(
-            options: request.options,
-            limits: limits,
-            allowsSavepoints: false,
-            requiresReadOnly: false
-        )
-        return PreparedWrite(deadline: context.deadline, bytes: body.count) { db throws(APIError) in
-            // A copy per run: group commit may run the body again (see GroupCommitter).
-            var context = context
-            var writer = JSONWriter()
-            try db.withRequestDeadline(context.deadline) { () throws(APIError) in
-                try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)
-            }
-            return Self.jsonResponse(writer.bytes)
-        }
-    }
 }

@@ -2,58 +2,41 @@ import HTTPServer
 import SQLiteEngine
 
 extension SQLiteService {
-    /// `POST /transaction`: all statements or none, on the writer.
+    /// `POST /transaction`: all statements or none (``WriteSession/atomically(mode:marksRolledBack:_:)``).
     ///
-    /// On any failure, including `COMMIT` itself, everything is rolled back and
-    /// the body is only the error, with `"rolled_back": true`.
-    ///
-    /// Inside a group (group commit) the transaction is the request's savepoint in the group's `BEGIN IMMEDIATE`
-    /// transaction, whatever its mode; its end checks deferred foreign keys as its `COMMIT` would have.
-    func transaction(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> PreparedWrite {
+    /// On any failure, including `COMMIT` itself, everything is rolled back and the body is only the error, with
+    /// `"rolled_back": true` (not when a cluster's COMMIT answer was lost: the outcome is unknown). Inside a group
+    /// (group commit) the transaction is the request's savepoint in the group's `BEGIN IMMEDIATE` transaction,
+    /// whatever its mode; its end checks deferred foreign keys as its `COMMIT` would have. On a cluster the mode has
+    /// no effect: the leader runs one write transaction at a time.
+    func transaction(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> StorageWrite {
         let (request, context) = try Self.decodeTransaction(body, limits: limits)
-        return PreparedWrite(deadline: context.deadline, bytes: body.count) { db throws(APIError) in
-            // A copy per run: group commit may run the body again (see GroupCommitter).
-            var context = context
-            let grouped = db.isInTransaction
-            var writer = JSONWriter()
-            writer.beginObject()
-            writer.key("results")
-            writer.beginArray()
+        return StorageWrite(deadline: context.deadline, bytes: body.count) { session throws(APIError) in
             var index: Int?
             do throws(APIError) {
-                try db.withRequestDeadline(context.deadline) { () throws(APIError) in
-                    do {
-                        if !grouped { try db.beginTransaction(request.mode.engineKind) }
-                    } catch {
-                        throw APIError(error, db: db)
-                    }
-                    let executor = StatementExecutor(db: db)
+                let output = try session.atomically(mode: request.mode, marksRolledBack: true) {
+                    session throws(APIError) in
+                    // A copy per attempt: the body may run again (see StorageWrite).
+                    var context = context
+                    var writer = JSONWriter()
+                    writer.beginObject()
+                    writer.key("results")
+                    writer.beginArray()
                     for (position, statement) in request.statements.enumerated() {
                         index = position
-                        try executor.run(statement, context: &context, into: &writer)
+                        try session.run(statement, context: &context, into: &writer)
                     }
                     index = nil
-                    if grouped {
-                        if db.hasDeferredForeignKeyViolations { throw APIError.deferredForeignKeyViolation }
-                        return
-                    }
-                    do {
-                        try db.commit()
-                    } catch {
-                        throw APIError(error, db: db)
-                    }
+                    writer.endArray()
+                    writer.endObject()
+                    return writer.bytes
                 }
+                return Self.jsonResponse(output)
             } catch {
-                // In a group, the request's savepoint is rolled back by committingAlone.
-                if !grouped, db.isInTransaction { try? db.rollback() }
                 var error = error
                 error.statementIndex = index
-                error.rolledBack = true
                 throw error
             }
-            writer.endArray()
-            writer.endObject()
-            return Self.jsonResponse(writer.bytes)
         }
     }
 

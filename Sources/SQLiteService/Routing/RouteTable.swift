@@ -29,9 +29,11 @@ enum RouteTable {
             placement: .groupCommit,
             requestBody: "UpdateRequest",
             responseBody: "Result",
-            handle: { service, request, settings throws(APIError) in try service.updateResponse(request, settings) },
+            handle: { service, request, settings throws(APIError) in
+                try service.performWrite(try service.update(request.body, limits: settings.limits), settings)
+            },
             prepareWrite: { service, request, limits throws(APIError) in
-                try service.update(request.body, limits: limits)
+                service.preparedWrite(try service.update(request.body, limits: limits))
             }
         ),
         Route(
@@ -42,8 +44,11 @@ enum RouteTable {
             placement: .groupCommit,
             requestBody: "BatchRequest",
             responseBody: "BatchResults",
-            handle: { service, request, settings throws(APIError) in try service.batchResponse(request, settings) },
-            prepareWrite: { service, request, limits throws(APIError) in try service.batch(request.body, limits: limits)
+            handle: { service, request, settings throws(APIError) in
+                try service.performWrite(try service.batch(request.body, limits: settings.limits), settings)
+            },
+            prepareWrite: { service, request, limits throws(APIError) in
+                service.preparedWrite(try service.batch(request.body, limits: limits))
             }
         ),
         Route(
@@ -55,10 +60,10 @@ enum RouteTable {
             requestBody: "TransactionRequest",
             responseBody: "TransactionResults",
             handle: { service, request, settings throws(APIError) in
-                try service.transactionResponse(request, settings)
+                try service.performWrite(try service.transaction(request.body, limits: settings.limits), settings)
             },
             prepareWrite: { service, request, limits throws(APIError) in
-                try service.transaction(request.body, limits: limits)
+                service.preparedWrite(try service.transaction(request.body, limits: limits))
             }
         ),
         Route(
@@ -202,10 +207,10 @@ enum RouteTable {
             requestBody: requestBody,
             responseBody: responseBody,
             handle: { service, request, settings throws(APIError) in
-                try service.tablesWriteResponse(request, settings)
+                try service.performWrite(try service.tablesWrite(request, limits: settings.limits), settings)
             },
             prepareWrite: { service, request, limits throws(APIError) in
-                try service.tablesWrite(request, limits: limits)
+                service.preparedWrite(try service.tablesWrite(request, limits: limits))
             }
         )
     }

@@ -1,33 +1,9 @@
 import HTTPServer
 
-/// The handlers ``RouteTable`` names for the endpoints that still come in a local and a cluster form (the writes,
-/// `/health`, maintenance: `SQLiteService+Cluster*.swift`), each choosing its storage's. The reads are written once
-/// over ``Storage``.
+/// The handlers ``RouteTable`` names for the endpoints whose local and cluster forms differ by what the storage is
+/// (`/health` also says whether a leader is known; maintenance runs on the local writer or the leader:
+/// `SQLiteService+Cluster*.swift`). The reads are written once over ``Storage``, the writes over ``WriteSession``.
 extension SQLiteService {
-    /// `POST /update` on a handler thread (group commit off, a large body, or the cluster).
-    func updateResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
-        switch storage {
-        case .local: try run(update(request.body, limits: settings.limits), metrics: settings.options.metrics)
-        case .cluster(let cluster): try clusterUpdate(request.body, limits: settings.limits, cluster: cluster)
-        }
-    }
-
-    /// `POST /batch` on a handler thread.
-    func batchResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
-        switch storage {
-        case .local: try run(batch(request.body, limits: settings.limits), metrics: settings.options.metrics)
-        case .cluster(let cluster): try clusterBatch(request.body, limits: settings.limits, cluster: cluster)
-        }
-    }
-
-    /// `POST /transaction` on a handler thread.
-    func transactionResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
-        switch storage {
-        case .local: try run(transaction(request.body, limits: settings.limits), metrics: settings.options.metrics)
-        case .cluster(let cluster): try clusterTransaction(request.body, limits: settings.limits, cluster: cluster)
-        }
-    }
-
     /// `GET /health`.
     func healthResponse(_ settings: ServiceSettings) -> HTTPResponse {
         switch storage {
@@ -52,16 +28,6 @@ extension SQLiteService {
         switch storage {
         case .local: return try localMaintenance(maintenance, metrics: settings.options.metrics)
         case .cluster(let cluster): return try clusterMaintenance(maintenance, cluster: cluster)
-        }
-    }
-
-    /// A Tables write (`POST`, `PATCH`, `DELETE` under `/tables`) on a handler thread.
-    func tablesWriteResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
-        switch storage {
-        case .local:
-            return try run(tablesWrite(request, limits: settings.limits), metrics: settings.options.metrics)
-        case .cluster(let cluster):
-            return try clusterTablesWrite(request, limits: settings.limits, cluster: cluster)
         }
     }
 }

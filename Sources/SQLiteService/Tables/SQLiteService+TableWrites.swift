@@ -82,19 +82,19 @@ extension SQLiteService {
         return (deadline, work)
     }
 
-    /// A Tables write on the local writer, ready for the group committer.
+    /// A Tables write, all or nothing.
     func tablesWrite(
         _ route: TablesRoute,
         _ request: HTTPRequest,
         limits: ServiceLimits
-    ) throws(APIError) -> PreparedWrite {
+    ) throws(APIError) -> StorageWrite {
         let (deadline, work) = try tablesWriteWork(route, request, limits: limits)
-        return PreparedWrite(deadline: deadline, bytes: request.body.count) { db throws(APIError) in
-            let output = try db.withRequestDeadline(deadline) { () throws(APIError) in
-                // One savepoint: all or nothing, whether the writer is in autocommit or inside a group commit.
-                try Self.mapped(db) { try db.inSavepoint { db in try work(RecordWriteTarget(schema: db, runner: db)) } }
-            }
-            return Self.jsonResponse(output)
+        return StorageWrite(deadline: deadline, bytes: request.body.count) { session throws(APIError) in
+            Self.jsonResponse(
+                try session.atomically(mode: nil, marksRolledBack: false) { session throws(APIError) in
+                    try work(RecordWriteTarget(schema: session.schema, runner: session.records))
+                }
+            )
         }
     }
 

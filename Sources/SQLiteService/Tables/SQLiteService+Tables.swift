@@ -21,8 +21,8 @@ extension SQLiteService {
         return Self.jsonResponse(try store.readRecords(metrics: settings.options.metrics, read))
     }
 
-    /// A Tables write, checked and ready for the writer.
-    func tablesWrite(_ request: HTTPRequest, limits: ServiceLimits) throws(APIError) -> PreparedWrite {
+    /// A Tables write, checked.
+    func tablesWrite(_ request: HTTPRequest, limits: ServiceLimits) throws(APIError) -> StorageWrite {
         try tablesWrite(Self.tablesRoute(request), request, limits: limits)
     }
 

@@ -1,0 +1,89 @@
+import HTTPServer
+import SQLiteEngine
+
+/// A write request's work, written once for both storages: what it runs through a ``WriteSession``, and its answer.
+///
+/// On the local storage it becomes a ``PreparedWrite`` for the group committer (``SQLiteService/preparedWrite(_:)``);
+/// on the cluster it runs at once on the leader. `body` may run more than once (a group run again, a cluster
+/// transaction tried again while another node holds the leader's write lock): it keeps no state between runs.
+struct StorageWrite {
+    /// When the request's time limit runs out.
+    var deadline: ContinuousClock.Instant
+    /// The size of the request's body, counted against a group's `max_bytes`.
+    var bytes: Int
+    /// Whether `body` is one transaction in autocommit mode (false for `/batch`, whose statements commit alone).
+    var isOneTransaction = true
+    var body: (any WriteSession) throws(APIError) -> HTTPResponse
+}
+
+/// Where a write request's statements run: the local writer, or the cluster's leader. The endpoints of the writes
+/// (`/update`, `/batch`, `/transaction`, the Tables API's) are written once over it.
+protocol WriteSession {
+    /// The database whose schema names the tables and on which a script is split: the local writer, or this node's
+    /// copy of the leader's schema.
+    var schema: Database { get }
+
+    /// The record writes' statements (the Tables API's), run where this session's statements run.
+    var records: any RecordStatementRunner { get }
+
+    /// Runs one statement of the request and appends its result object to `out`.
+    func run(_ statement: StatementRequest, context: inout RequestContext, into out: inout JSONWriter) throws(APIError)
+
+    /// Runs one statement of a `/batch` script (prepared on ``schema`` by the script's iterator).
+    func run(scriptStatement: Statement, context: inout RequestContext, into out: inout JSONWriter) throws(APIError)
+
+    /// Runs a `/batch` statement so that it commits on its own, whatever surrounds the request (a group).
+    func alone<T>(_ body: () throws(APIError) -> T) throws(APIError) -> T
+
+    /// After each `/batch` statement: throws when the statement's failure took the whole request's work with it
+    /// (a group's transaction rolled back by SQLite), so the batch fails as a whole.
+    func afterBatchStep(_ run: BatchRun) throws(APIError)
+
+    /// The error a failed `/batch` ends with as a whole (`rolled_back`), when `error` took the whole request's work
+    /// with it; nil when the batch records it as its last statement's.
+    func batchFailedAsAWhole(_ error: APIError) -> APIError?
+
+    /// Runs `body` all or nothing: in a transaction of `mode` (deferred when nil), or the request's savepoint inside
+    /// a group; the deferred foreign keys are checked at its end. On failure everything `body` did is undone, and
+    /// when `marksRolledBack` the error says so (`rolled_back`), unless its outcome is unknown (a cluster COMMIT
+    /// whose answer was lost). `body` gets the session to run its statements through.
+    func atomically<T>(
+        mode: TransactionRequest.Mode?,
+        marksRolledBack: Bool,
+        _ body: (any WriteSession) throws(APIError) -> T
+    ) throws(APIError) -> T
+}
+
+extension SQLiteService {
+    /// Runs a write on a handler thread and answers once it is durable: on the local writer through the group
+    /// committer (``preparedWrite(_:)``), on the cluster's leader with this node's write copy of the schema held for
+    /// the request. The one place a write's storage is chosen.
+    func performWrite(_ write: StorageWrite, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
+        switch storage {
+        case .local:
+            return try run(preparedWrite(write), metrics: settings.options.metrics)
+        case .cluster(let cluster):
+            return try cluster.writeSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
+                try write.body(
+                    ClusterWriteSession(
+                        schema: db,
+                        writer: cluster.writer,
+                        target: .client(cluster.writer),
+                        deadline: write.deadline
+                    )
+                )
+            }
+        }
+    }
+
+    /// The local writer's form of a write, for the group committer: its body on a ``LocalWriteSession``, under the
+    /// request's time limit.
+    func preparedWrite(_ write: StorageWrite) -> PreparedWrite {
+        PreparedWrite(deadline: write.deadline, bytes: write.bytes, isOneTransaction: write.isOneTransaction) {
+            db throws(APIError) in
+            try db.withRequestDeadline(write.deadline) { () throws(APIError) in
+                try write.body(LocalWriteSession(db))
+            }
+        }
+    }
+}
