@@ -25,8 +25,6 @@ public final class SQLiteService: HTTPHandler {
     private let currentSettings: ReadWriteLock<ServiceSettings>
     /// Held while a `POST /backup` runs, so that backups run one at a time.
     let backupSerializer = Mutex<Void>(())
-    /// Signs and checks the Tables API's paging cursors on the local storage (a key made at start).
-    private let localCursorCodec = RecordCursorCodec()
     /// Groups concurrent write requests into one transaction (see ``GroupCommitOptions``).
     let groupCommitter = GroupCommitter()
 
@@ -72,15 +70,6 @@ public final class SQLiteService: HTTPHandler {
         self.currentSettings = ReadWriteLock(
             ServiceSettings(limits: limits, options: options, tokens: nil, isAvailable: false)
         )
-    }
-
-    /// The codec of the Tables API's paging cursors: this process's on the local storage, the cluster's shared one
-    /// on a cluster (a cursor one node made is valid on every node).
-    func cursorCodec() throws(APIError) -> RecordCursorCodec {
-        switch storage {
-        case .local: localCursorCodec
-        case .cluster(let cluster): try cluster.sharedCursorCodec()
-        }
     }
 
     /// The settings in force: a request reads them once and keeps the snapshot to its end.

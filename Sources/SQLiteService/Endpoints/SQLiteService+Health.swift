@@ -2,6 +2,15 @@ import HTTPServer
 import SQLiteEngine
 
 extension SQLiteService {
+    /// `GET /health` on a handler thread: also 503 while the storage cannot serve (a cluster node that knows no
+    /// leader: no statement could be served before one is elected).
+    func healthResponse(_ settings: ServiceSettings) -> HTTPResponse {
+        guard settings.isAvailable, let reason = store.unavailableReason() else {
+            return health(isAvailable: settings.isAvailable)
+        }
+        return health(isAvailable: false, reason: reason)
+    }
+
     /// `GET /health`: ok with versions, or 503 while starting or stopping (or for `reason`).
     func health(isAvailable: Bool, reason: String = "the server is starting or shutting down") -> HTTPResponse {
         guard isAvailable else {

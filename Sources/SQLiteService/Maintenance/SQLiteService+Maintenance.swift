@@ -2,69 +2,17 @@ import HTTPServer
 import SQLiteEngine
 
 extension SQLiteService {
-    /// `POST /admin/vacuum`, `/admin/checkpoint` and `/admin/optimize` (role `admin`): maintenance on the writer,
-    /// while readers go on reading their snapshots.
-    ///
-    /// - `vacuum`: body empty or `{}` → `{"size_before": n, "size_after": n, "checkpoint": {...}|null}`.
-    /// - `checkpoint`: body empty, `{}` or `{"mode": "passive"|"full"|"restart"|"truncate"}` (default passive) →
-    ///   `{"mode": ..., "wal_frames": n, "checkpointed_frames": n}`.
-    /// - `optimize`: body empty, `{}` or `{"analyze": true|false}` → `{"analyzed": bool}`.
-    ///
-    /// A lock that cannot be had within the writer's busy timeout is the usual 503 `SQLITE_BUSY` with `Retry-After`.
-    func localMaintenance(_ request: MaintenanceRequest, metrics: ServiceMetrics?) throws(APIError) -> HTTPResponse {
-        var writer = JSONWriter()
-        writer.beginObject()
-        switch request {
-        case .vacuum:
-            let result = try onMaintenanceWriter { db in try DatabaseMaintenance.vacuum(db) }
-            metrics?.maintenance.recordVacuum()
-            writer.key("size_before")
-            writer.writeInt64(result.sizeBefore)
-            writer.key("size_after")
-            writer.writeInt64(result.sizeAfter)
-            writer.key("checkpoint")
-            if let checkpoint = result.checkpoint {
-                writer.beginObject()
-                Self.writeCheckpointMembers(checkpoint, into: &writer)
-                writer.endObject()
-            } else {
-                writer.writeNull()
-            }
-        case .checkpoint(let mode):
-            do {
-                let result = try onMaintenanceWriter { db in try DatabaseMaintenance.checkpoint(db, mode: mode) }
-                metrics?.maintenance.recordCheckpoint(result, trigger: "request")
-                Self.writeCheckpointMembers(result, into: &writer)
-            } catch {
-                if error.status == 503 { metrics?.maintenance.recordCheckpointBusy(trigger: "request") }
-                throw error
-            }
-        case .optimize(let analyze):
-            try onMaintenanceWriter { db in try DatabaseMaintenance.optimize(db, analyze: analyze) }
-            metrics?.maintenance.recordOptimize(trigger: "request")
-            writer.key("analyzed")
-            writer.writeBool(analyze)
-        }
-        writer.endObject()
-        logger.info("maintenance done", metadata: ["operation": "\(request.operation.rawValue)"])
-        return Self.jsonResponse(writer.bytes)
-    }
-
-    /// Runs `body` on the writer in autocommit mode, with no request's transaction around it.
-    private func onMaintenanceWriter<T>(_ body: (Database) throws -> T) throws(APIError) -> T {
-        do {
-            return try pool.write { db in
-                do {
-                    return try body(db)
-                } catch {
-                    throw APIError(error, db: db)
-                }
-            }
-        } catch let error as APIError {
-            throw error
-        } catch {
-            throw APIError(error, db: nil)
-        }
+    /// `POST /admin/vacuum`, `/admin/checkpoint` and `/admin/optimize` (role `admin`): the body checked the same
+    /// way for both storages, the operation run by the storage (``Storage/maintenance(_:metrics:)``).
+    func maintenanceResponse(
+        _ operation: MaintenanceOperation,
+        _ request: HTTPRequest,
+        _ settings: ServiceSettings
+    ) throws(APIError) -> HTTPResponse {
+        let maintenance = try Self.maintenanceRequest(operation, body: request.body)
+        let output = try store.maintenance(maintenance, metrics: settings.options.metrics)
+        logger.info("maintenance done", metadata: ["operation": "\(operation.rawValue)"])
+        return Self.jsonResponse(output)
     }
 
     /// The request of `POST /admin/{operation}`: its optional body checked (an unknown key, a bad `mode` or
@@ -109,7 +57,7 @@ extension SQLiteService {
     }
 
     /// `"mode": ..., "wal_frames": n, "checkpointed_frames": n`, inside an object `writer` has begun.
-    private static func writeCheckpointMembers(
+    static func writeCheckpointMembers(
         _ result: DatabaseMaintenance.CheckpointResult,
         into writer: inout JSONWriter
     ) {

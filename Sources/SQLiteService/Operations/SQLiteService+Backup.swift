@@ -25,10 +25,14 @@ extension SQLiteService {
         try Self.checkBackupBody(request.body)
         let started = ContinuousClock.now
         let (name, size) = try backupSerializer.withLock { _ throws(APIError) in
-            switch storage {
-            case .local: try writeBackup(into: directory, metrics: options.metrics)
-            case .cluster(let cluster): try writeClusterBackup(into: directory, cluster: cluster)
+            let (name, path) = try newBackupFile(in: directory, databasePath: store.backupBaseName)
+            do throws(APIError) {
+                try store.backup(to: path, metrics: options.metrics)
+            } catch {
+                logger.error("backup failed", metadata: ["file": "\(name)", "code": "\(error.code)"])
+                throw error
             }
+            return (name, Self.fileSize(path))
         }
         logger.info(
             "backup written",
@@ -45,23 +49,6 @@ extension SQLiteService {
         writer.writeInt64(size)
         writer.endObject()
         return Self.jsonResponse(writer.bytes)
-    }
-
-    private func writeBackup(
-        into directory: String,
-        metrics: ServiceMetrics?
-    ) throws(APIError) -> (name: String, size: Int64) {
-        let (name, path) = try newBackupFile(in: directory, databasePath: pool.path)
-        try LocalStorage(pool: pool).onReader(metrics: metrics) { db throws(APIError) in
-            do {
-                try db.backup(to: path)
-            } catch {
-                let apiError = APIError(error, db: db)
-                logger.error("backup failed", metadata: ["file": "\(name)", "code": "\(apiError.code)"])
-                throw apiError
-            }
-        }
-        return (name, Self.fileSize(path))
     }
 
     /// Creates `directory` when missing and picks a backup name there that no file has: `(name, full path)`.

@@ -40,4 +40,9 @@ extension ClusterStorage: Storage {
     ) throws(APIError) -> [UInt8]? {
         nil
     }
+
+    func unavailableReason() -> String? {
+        guard let info = try? status(), info.leaderID != nil else { return "this node knows no leader of the cluster" }
+        return nil
+    }
 }

@@ -25,8 +25,8 @@ public final class ClusterStorage: Sendable {
     let status: StatusProvider
     /// This node's own Raft address, reported by `GET /cluster` (also before the node belongs to a configuration).
     let nodeAddress: String
-    /// The cursor codec with the cluster's shared key, once read (``sharedCursorCodec()``).
-    private let cursorCodec = Mutex<RecordCursorCodec?>(nil)
+    /// The cursor codec with the cluster's shared key, once read (``cursorCodec()``).
+    private let sharedCodec = Mutex<RecordCursorCodec?>(nil)
 
     /// A backend that reaches the leader through `members` (`"<IP>:<port>"` of any members; this node's own
     /// address is enough).
@@ -61,8 +61,8 @@ public final class ClusterStorage: Sendable {
     /// in the server's table `_sqlited_cursor_key` (which clients' SQL cannot reach, ``SQLPolicy/serverTablePrefix``),
     /// made by the first node that needs it, and read once per process. A cursor one node made is then valid on
     /// every node, and still refused by any other server (another cluster, a local server: another key).
-    func sharedCursorCodec() throws(APIError) -> RecordCursorCodec {
-        if let codec = cursorCodec.withLock({ $0 }) { return codec }
+    func cursorCodec() throws(APIError) -> RecordCursorCodec {
+        if let codec = sharedCodec.withLock({ $0 }) { return codec }
         let table = SQLPolicy.serverTablePrefix + "cursor_key"
         let key: [UInt8]
         do {
@@ -84,7 +84,7 @@ public final class ClusterStorage: Sendable {
             throw APIError.internal("the cluster's cursor key could not be read")
         }
         let codec = RecordCursorCodec(keyBytes: key)
-        cursorCodec.withLock { $0 = codec }
+        sharedCodec.withLock { $0 = codec }
         return codec
     }
 

@@ -4,6 +4,29 @@ import SQLiteEngine
 /// writer and the group committer are still reached through ``StorageBackend/local(_:)``).
 struct LocalStorage: Storage {
     let pool: DatabasePool
+    /// Signs and checks the Tables API's paging cursors (a key made at start).
+    private let codec = RecordCursorCodec()
+
+    init(pool: DatabasePool) {
+        self.pool = pool
+    }
+
+    func unavailableReason() -> String? { nil }
+
+    func cursorCodec() throws(APIError) -> RecordCursorCodec { codec }
+
+    var backupBaseName: String { pool.path }
+
+    /// SQLite's online backup API on a reader connection, so reads and writes go on meanwhile.
+    func backup(to path: String, metrics: ServiceMetrics?) throws(APIError) {
+        try onReader(metrics: metrics) { db throws(APIError) in
+            do {
+                try db.backup(to: path)
+            } catch {
+                throw APIError(error, db: db)
+            }
+        }
+    }
 
     /// Runs `body` on a reader connection, in one read transaction unless `isolation` says otherwise; statement
     /// cache lookups are added to `metrics`.

@@ -3,14 +3,10 @@ import DqliteCluster
 import HTTPServer
 
 extension SQLiteService {
-    /// `/health` on the cluster backend: ok only once this node knows a leader (before that, or while an election
-    /// runs, no statement could be served), else 503 like a starting server.
-    func clusterHealth(isAvailable: Bool, cluster: ClusterStorage) -> HTTPResponse {
-        guard isAvailable else { return health(isAvailable: false) }
-        guard let info = try? cluster.status(), info.leaderID != nil else {
-            return health(isAvailable: false, reason: "this node knows no leader of the cluster")
-        }
-        return health(isAvailable: true)
+    /// `GET /cluster` (a cluster-only route).
+    func clusterStatusResponse() throws(APIError) -> HTTPResponse {
+        guard case .cluster(let cluster) = storage else { throw .notFound("no endpoint at GET /cluster") }
+        return try clusterStatus(cluster)
     }
 
     /// `GET /cluster`: this node, the leader it knows, and every member with its role.

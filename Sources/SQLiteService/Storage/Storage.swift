@@ -5,8 +5,8 @@ import SQLiteEngine
 /// for a read, the schema or the records, never which storage it has (GRDB's `DatabaseReader`, with `DatabaseQueue`
 /// and `DatabasePool` behind it, is the model).
 ///
-/// The reads are here; the writes still take the storage's own path (``StorageBackend``), through the route
-/// table's handlers.
+/// The writes go through a ``WriteSession`` of the storage (``SQLiteService/performWrite(_:_:)``, the one place a
+/// write's storage is chosen: the local one's go through the group committer).
 protocol Storage: Sendable {
     /// Runs `/query`'s statement on a read-only connection: its result object's bytes.
     func query(
@@ -35,4 +35,21 @@ protocol Storage: Sendable {
         isolation: DatabasePool.ReadIsolation,
         _ body: (Database) throws(APIError) -> [UInt8]?
     ) throws(APIError) -> [UInt8]?
+
+    /// Why the storage cannot serve requests now (a cluster node that knows no leader), or nil.
+    func unavailableReason() -> String?
+
+    /// The codec of the Tables API's paging cursors: this process's key locally, the cluster's shared one on a
+    /// cluster (a cursor one node made is valid on every node).
+    func cursorCodec() throws(APIError) -> RecordCursorCodec
+
+    /// The name backup files are named after (the database's file name).
+    var backupBaseName: String { get }
+
+    /// Writes a consistent copy of the database as an ordinary SQLite file at `path` (a new file), while reads and
+    /// writes go on.
+    func backup(to path: String, metrics: ServiceMetrics?) throws(APIError)
+
+    /// Runs a maintenance request (`/admin/*`): its answer's body.
+    func maintenance(_ request: MaintenanceRequest, metrics: ServiceMetrics?) throws(APIError) -> [UInt8]
 }

@@ -9,7 +9,7 @@ import SQLiteEngine
 /// text, reals by their bit pattern, text, blobs in base64, NULL), base64url-encoded, then `.` and the first 16
 /// bytes of its HMAC-SHA256. On the local storage the key is random, made when the service starts, so a cursor is
 /// valid until the server restarts (then: 400, start again from the first page); on a cluster every node signs with
-/// the key kept in the replicated database (``ClusterStorage/sharedCursorCodec()``), so a cursor made by one node is
+/// the key kept in the replicated database (``ClusterStorage/cursorCodec()``), so a cursor made by one node is
 /// valid on all. Any change to a cursor fails the HMAC check: 400 `INVALID_REQUEST`, never an error from SQLite.
 struct RecordCursorCodec: Sendable {
     /// The HMAC key's bytes (`SymmetricKey` is not `Sendable`).

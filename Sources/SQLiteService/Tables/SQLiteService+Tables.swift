@@ -123,7 +123,7 @@ extension SQLiteService {
             maxRows: limits.maxRows
         )
         let sortKeyCount = list.query.sortKeys.count
-        let cursorCodec = try self.cursorCodec()
+        let cursorCodec = try store.cursorCodec()
         if let cursor = list.after ?? list.before {
             let values = try cursorCodec.decode(cursor, table: table.name, order: list.orderKey, count: sortKeyCount)
             list.query.position = RecordCursorPosition(direction: list.after != nil ? .after : .before, values: values)

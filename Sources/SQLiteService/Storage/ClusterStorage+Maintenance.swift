@@ -1,5 +1,4 @@
 import DqliteCluster
-import HTTPServer
 
 /// `POST /admin/*` on the cluster backend, run on the leader where dqlite lets it happen, and a 400 that says why
 /// where it does not.
@@ -10,8 +9,8 @@ import HTTPServer
 /// - `vacuum` and `checkpoint` are 400 `INVALID_REQUEST`: dqlite replicates the database page by page and keeps
 ///   its own write-ahead log, which every node checkpoints itself past a threshold; neither can be asked for over
 ///   the wire protocol.
-extension SQLiteService {
-    func clusterMaintenance(_ request: MaintenanceRequest, cluster: ClusterStorage) throws(APIError) -> HTTPResponse {
+extension ClusterStorage {
+    func maintenance(_ request: MaintenanceRequest, metrics: ServiceMetrics?) throws(APIError) -> [UInt8] {
         switch request {
         case .vacuum:
             throw .invalidRequest(
@@ -30,12 +29,11 @@ extension SQLiteService {
             )
         case .optimize(analyze: true):
             do {
-                _ = try cluster.writer.exec("ANALYZE")
+                _ = try writer.exec("ANALYZE")
             } catch {
                 throw APIError(cluster: error, isWrite: true)
             }
-            logger.info("maintenance done", metadata: ["operation": "optimize", "storage": "cluster"])
-            return Self.jsonResponse(Array(#"{"analyzed":true}"#.utf8))
+            return Array(#"{"analyzed":true}"#.utf8)
         }
     }
 }
