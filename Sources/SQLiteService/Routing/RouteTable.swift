@@ -21,51 +21,21 @@ enum RouteTable {
                 try service.queryOnEventLoop(request, settings)
             }
         ),
-        Route(
-            .update,
-            ["POST"],
-            role: .write,
-            requiresJSON: true,
-            placement: .groupCommit,
-            requestBody: "UpdateRequest",
-            responseBody: "Result",
-            handle: { service, request, settings throws(APIError) in
-                try service.performWrite(try service.update(request.body, limits: settings.limits), settings)
-            },
-            prepareWrite: { service, request, limits throws(APIError) in
-                service.preparedWrite(try service.update(request.body, limits: limits))
-            }
-        ),
-        Route(
-            .batch,
-            ["POST"],
-            role: .write,
-            requiresJSON: true,
-            placement: .groupCommit,
-            requestBody: "BatchRequest",
-            responseBody: "BatchResults",
-            handle: { service, request, settings throws(APIError) in
-                try service.performWrite(try service.batch(request.body, limits: settings.limits), settings)
-            },
-            prepareWrite: { service, request, limits throws(APIError) in
-                service.preparedWrite(try service.batch(request.body, limits: limits))
-            }
-        ),
-        Route(
-            .transaction,
-            ["POST"],
-            role: .write,
-            requiresJSON: true,
-            placement: .groupCommit,
-            requestBody: "TransactionRequest",
-            responseBody: "TransactionResults",
-            handle: { service, request, settings throws(APIError) in
-                try service.performWrite(try service.transaction(request.body, limits: settings.limits), settings)
-            },
-            prepareWrite: { service, request, limits throws(APIError) in
-                service.preparedWrite(try service.transaction(request.body, limits: limits))
-            }
-        ),
+        write(.update, requiresJSON: true, requestBody: "UpdateRequest", responseBody: "Result") {
+            service,
+            request,
+            limits throws(APIError) in try service.update(request.body, limits: limits)
+        },
+        write(.batch, requiresJSON: true, requestBody: "BatchRequest", responseBody: "BatchResults") {
+            service,
+            request,
+            limits throws(APIError) in try service.batch(request.body, limits: limits)
+        },
+        write(.transaction, requiresJSON: true, requestBody: "TransactionRequest", responseBody: "TransactionResults") {
+            service,
+            request,
+            limits throws(APIError) in try service.transaction(request.body, limits: limits)
+        },
         Route(
             .health,
             ["GET"],
@@ -170,9 +140,17 @@ enum RouteTable {
         ),
         tablesRead(.tables, responseBody: "TableList"),
         tablesRead(.tablesRows, responseBody: "RowPage"),
-        tablesWrite(.tablesRows, ["POST", "DELETE"], requestBody: "RowsInsert", responseBody: "Changes"),
+        write(.tablesRows, ["POST", "DELETE"], requestBody: "RowsInsert", responseBody: "Changes") {
+            service,
+            request,
+            limits throws(APIError) in try service.tablesWrite(request, limits: limits)
+        },
         tablesRead(.tablesRow, responseBody: "Row"),
-        tablesWrite(.tablesRow, ["PATCH", "DELETE"], requestBody: "RowPatch", responseBody: "Row"),
+        write(.tablesRow, ["PATCH", "DELETE"], requestBody: "RowPatch", responseBody: "Row") {
+            service,
+            request,
+            limits throws(APIError) in try service.tablesWrite(request, limits: limits)
+        },
         tablesRead(.tablesCount, responseBody: "Count"),
     ]
 
@@ -192,25 +170,29 @@ enum RouteTable {
         )
     }
 
-    /// Tables writes: in a group commit like `/update`.
-    private static func tablesWrite(
+    /// A write: in a group commit on the local storage (prepared on the event loop when it can be), else on a
+    /// handler thread through ``SQLiteService/performWrite(_:_:)``; `make` decodes and checks the request.
+    private static func write(
         _ endpoint: ServiceEndpoint,
-        _ methods: [String],
+        _ methods: [String] = ["POST"],
+        requiresJSON: Bool = false,
         requestBody: String,
-        responseBody: String
+        responseBody: String,
+        _ make: @escaping @Sendable (SQLiteService, HTTPRequest, ServiceLimits) throws(APIError) -> StorageWrite
     ) -> Route {
         Route(
             endpoint,
             methods,
             role: .write,
+            requiresJSON: requiresJSON,
             placement: .groupCommit,
             requestBody: requestBody,
             responseBody: responseBody,
             handle: { service, request, settings throws(APIError) in
-                try service.performWrite(try service.tablesWrite(request, limits: settings.limits), settings)
+                try service.performWrite(try make(service, request, settings.limits), settings)
             },
             prepareWrite: { service, request, limits throws(APIError) in
-                service.preparedWrite(try service.tablesWrite(request, limits: limits))
+                service.preparedWrite(try make(service, request, limits))
             }
         )
     }
