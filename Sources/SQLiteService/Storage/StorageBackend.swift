@@ -12,8 +12,9 @@ public import SQLiteEngine
 ///   `/admin/checkpoint` answer 400 saying why dqlite cannot: see docs/cluster.md), and group commit is off (each
 ///   Raft round is its own group).
 ///
-/// Where an endpoint chooses between the two: the route table's handlers (`SQLiteService+StorageHandlers.swift`),
-/// the backup writer and the cursor codec; the dispatch sends every cluster request to a handler thread.
+/// The endpoints do not look at it: they are written once over ``Storage`` and ``WriteSession``. It decides where
+/// a request runs (the dispatch sends every cluster request to a handler thread) and which ``WriteSession`` a write
+/// gets (``SQLiteService/performWrite(_:_:)``).
 public enum StorageBackend: Sendable {
     case local(DatabasePool)
     case cluster(ClusterStorage)
