@@ -23,7 +23,8 @@ extension SQLiteService {
         writer.beginObject()
         writer.key("objects")
         writer.beginArray()
-        for object in objects where !object.isInternal {
+        // The server's own tables (a cluster's cursor key) are nobody's business but the server's.
+        for object in objects where !object.isInternal && !SQLPolicy.isServerTable(object.tblName) {
             writer.beginObject()
             writer.key("type")
             writer.writeString(object.type)
@@ -66,7 +67,7 @@ extension SQLiteService {
         } catch {
             throw APIError(error, db: db)
         }
-        guard let storedName, let columns else {
+        guard let storedName, let columns, !SQLPolicy.isServerTable(storedName) else {
             throw .noSuchTable("no table named '\(SQLiteService.clipped(name))'")
         }
         var writer = JSONWriter()

@@ -148,6 +148,11 @@ enum SQLPolicy {
         }
     }
 
+    /// Whether `name` is one of the server's own tables (or of their indexes and triggers).
+    static func isServerTable(_ name: String) -> Bool {
+        name.lowercased().hasPrefix(serverTablePrefix)
+    }
+
     /// The server's table an action names (its table argument starts with ``serverTablePrefix``), if any.
     private static func serverTable(named context: AuthorizerContext) -> String? {
         let table: String?
@@ -156,7 +161,7 @@ enum SQLPolicy {
         case .createIndex, .createTrigger, .dropIndex, .dropTrigger, .alterTable: table = context.arg2
         default: table = nil
         }
-        guard let table, table.lowercased().hasPrefix(serverTablePrefix) else { return nil }
+        guard let table, isServerTable(table) else { return nil }
         return table
     }
 

@@ -87,7 +87,7 @@ extension SQLiteService {
 
     /// `GET /tables`.
     private static func tableListBody(_ db: Database) throws(APIError) -> [UInt8] {
-        let tables = try mapped(db) { try db.recordTables() }
+        let tables = try mapped(db) { try db.recordTables() }.filter { !SQLPolicy.isServerTable($0.name) }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("tables")
@@ -198,7 +198,8 @@ extension SQLiteService {
 
     /// The record table `name`, or 404 `NO_SUCH_TABLE`.
     static func table(_ name: String, _ db: Database) throws(APIError) -> RecordTable {
-        guard let table = try mapped(db, { try db.recordTable(named: name) }) else {
+        guard let table = try mapped(db, { try db.recordTable(named: name) }), !SQLPolicy.isServerTable(table.name)
+        else {
             throw .noSuchTable("no table named '\(clipped(name))'")
         }
         return table

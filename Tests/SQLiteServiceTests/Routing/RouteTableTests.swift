@@ -1,4 +1,5 @@
 import HTTPServer
+import SQLiteEngine
 import Testing
 
 @testable import SQLiteService
@@ -155,5 +156,29 @@ import Testing
         let row = fixture.send("GET", "/tables/a%2Fb/rows/1")
         #expect(row.status.code == 200)
         #expect(ServiceEndpoint(HTTPRequest(method: "GET", target: "/tables/a%2Fb/rows/1")) == .tablesRow)
+    }
+}
+
+/// The server's own tables (`_sqlited_…`, a cluster's cursor key) in a database: listed nowhere, served nowhere, and
+/// out of reach of clients' SQL, whoever made them (a backup of a cluster restored on a local server).
+@Suite struct ServerTableTests {
+    @Test func serverTables_areHiddenFromSchemaAndTables_andDenied() throws {
+        let fixture = try ServiceFixture()
+        let outside = try Database(path: fixture.path("app.sqlite"))
+        try outside.execute(sql: "CREATE TABLE _sqlited_cursor_key(id INTEGER PRIMARY KEY, key BLOB)")
+        try outside.execute(sql: "CREATE INDEX _sqlited_cursor_key_i ON _sqlited_cursor_key(key)")
+        try outside.execute(sql: "CREATE TABLE notes(id INTEGER PRIMARY KEY)")
+        try outside.close()
+        let schema = String(decoding: try bodyBytes(fixture.send("GET", "/schema")), as: UTF8.self)
+        #expect(schema.contains("notes"))
+        #expect(!schema.contains("_sqlited_"), "\(schema)")
+        let tables = String(decoding: try bodyBytes(fixture.send("GET", "/tables")), as: UTF8.self)
+        #expect(tables.contains("notes"))
+        #expect(!tables.contains("_sqlited_"), "\(tables)")
+        #expect(fixture.send("GET", "/schema/_sqlited_cursor_key").status.code == 404)
+        #expect(fixture.send("GET", "/tables/_sqlited_cursor_key/rows").status.code == 404)
+        #expect(fixture.send("GET", "/tables/_SQLITED_CURSOR_KEY/count").status.code == 404)
+        let query = fixture.send("POST", "/query", json: #"{"sql": "SELECT key FROM _sqlited_cursor_key"}"#)
+        #expect(query.status.code == 403)
     }
 }
