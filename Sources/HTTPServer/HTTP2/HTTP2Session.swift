@@ -97,6 +97,9 @@ final class HTTP2Session {
     private let responseFields = HTTP2ResponseFields()
     /// The concurrent stream limit and the stream id rules libnghttp2 leaves to the server.
     private var admission: StreamAdmission
+    /// Set when a HEADERS frame named a skipped stream id: the read stops there, the session ends with GOAWAY
+    /// `PROTOCOL_ERROR`, and nothing more is read (as libnghttp2 ignores everything after its own connection errors).
+    private var endedOnSkippedStream = false
     /// Whether the SETTINGS frame sent carries the real stream limit yet (``StreamAdmission/advertise(_:inFirstFrameOf:at:)``).
     private var advertisedStreamLimit = false
     private var controlFrames: FloodBudget
@@ -197,8 +200,14 @@ final class HTTP2Session {
     ) throws(ProtocolError) {
         events.removeAll(keepingCapacity: true)
         receivedAt = now
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        guard !endedOnSkippedStream, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let result = nghttp2_session_mem_recv(session, base, bytes.count)
+        if result < 0 && endedOnSkippedStream {
+            // A connection error like libnghttp2's own: the streams completed before the frame are handed over
+            // (however the bytes were split), the GOAWAY goes out, the session reads no more.
+            _ = nghttp2_session_terminate_session(session, UInt32(NGHTTP2_PROTOCOL_ERROR.rawValue))
+            return
+        }
         if result < 0 {
             // Queue the GOAWAY the error calls for, if libnghttp2 has not (it does for most protocol errors): a flood
             // libnghttp2 caught itself (acknowledgements the client does not read, an endless run of CONTINUATION
@@ -271,13 +280,16 @@ final class HTTP2Session {
         }
     }
 
-    /// A HEADERS frame's header: one naming a stream id the client skipped ends the session (RFC 9113 §5.1.1); the
-    /// error makes `receive` queue GOAWAY `PROTOCOL_ERROR`.
+    /// A HEADERS frame's header: one naming a stream id the client skipped ends the session (RFC 9113 §5.1.1):
+    /// `receive` queues GOAWAY `PROTOCOL_ERROR` and reads no more.
     private func headersFrameBegins(streamID: Int32) -> Int32 {
         let verdict = admission.headersFrame(streamID: streamID) {
             nghttp2_session_find_stream(session, streamID) != nil
         }
-        return verdict == .protocolError ? NGHTTP2_ERR_CALLBACK_FAILURE.rawValue : 0
+        guard verdict == .protocolError else { return 0 }
+        // Stops libnghttp2 at this frame; `receive` ends the session.
+        endedOnSkippedStream = true
+        return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
     }
 
     /// Refuses a request stream past the concurrent stream limit (RFC 9113 §5.1.2): `RST_STREAM` `REFUSED_STREAM`,
