@@ -25,6 +25,8 @@ public final class SQLiteService: HTTPHandler {
     private let currentSettings: ReadWriteLock<ServiceSettings>
     /// Held while a `POST /backup` runs, so that backups run one at a time.
     let backupSerializer = Mutex<Void>(())
+    /// `GET /openapi.json`'s body, made once from the route table (``OpenAPIDocument``).
+    let openAPIDocument: [UInt8]
     /// Groups concurrent write requests into one transaction (see ``GroupCommitOptions``).
     let groupCommitter = GroupCommitter()
 
@@ -61,6 +63,7 @@ public final class SQLiteService: HTTPHandler {
         case .cluster(let cluster): store = cluster
         }
         self.version = version
+        openAPIDocument = OpenAPIDocument.make(version: version)
         self.logger = logger
         if let handler = logger.handler as? any RequestLogHandler {
             self.logRequestLine = { entry, level in handler.logRequest(entry, level: level) }
@@ -181,5 +184,12 @@ public final class SQLiteService: HTTPHandler {
         var writer = JSONWriter()
         error.writeBody(to: &writer)
         return jsonResponse(status: error.status, writer.bytes, headers: error.headers)
+    }
+}
+
+extension SQLiteService {
+    /// `GET /openapi.json`: the API's OpenAPI 3.1 document (no token needed).
+    func openAPIResponse() -> HTTPResponse {
+        Self.jsonResponse(openAPIDocument)
     }
 }

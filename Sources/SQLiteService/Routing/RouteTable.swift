@@ -138,6 +138,15 @@ enum RouteTable {
             responseBody: "ClusterStatus",
             handle: { service, _, _ throws(APIError) in try service.clusterStatusResponse() }
         ),
+        Route(
+            .openAPI,
+            ["GET"],
+            role: nil,
+            placement: .eventLoop,
+            responseBody: "OpenAPIDocument",
+            handle: { service, _, _ in service.openAPIResponse() },
+            onEventLoop: { service, _, _ in service.openAPIResponse() }
+        ),
         tablesRead(.tables, responseBody: "TableList"),
         tablesRead(.tablesRows, responseBody: "RowPage"),
         write(.tablesRows, ["POST", "DELETE"], requestBody: "RowsInsert", responseBody: "Changes") {

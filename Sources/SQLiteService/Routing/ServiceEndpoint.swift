@@ -27,6 +27,8 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
     case schemaTable
     /// `GET /cluster` (the cluster backend only).
     case cluster
+    /// `GET /openapi.json`.
+    case openAPI
     /// Any other path (a 404, or `/admin/…` and `/backup/…` paths that no operation serves).
     case other
 
@@ -71,6 +73,7 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
         case .tablesCount: "/tables/{table}/count"
         case .schemaTable: "/schema/{table}"
         case .cluster: "/cluster"
+        case .openAPI: "/openapi.json"
         case .other: "other"
         }
     }
@@ -96,6 +99,7 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
         case 8 where matches(path, "/cluster"): return .cluster
         case 12 where matches(path, "/transaction"): return .transaction
         case 13 where matches(path, "/admin/vacuum"): return .adminVacuum
+        case 13 where matches(path, "/openapi.json"): return .openAPI
         case 15 where matches(path, "/admin/optimize"): return .adminOptimize
         case 17 where matches(path, "/admin/checkpoint"): return .adminCheckpoint
         default: break

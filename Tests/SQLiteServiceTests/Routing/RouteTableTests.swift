@@ -22,6 +22,7 @@ import Testing
         ("/admin/checkpoint", ["POST"], .admin, .handlerThread),
         ("/admin/optimize", ["POST"], .admin, .handlerThread),
         ("/cluster", ["GET"], .read, .handlerThread),
+        ("/openapi.json", ["GET"], nil, .eventLoop),
         ("/tables", ["GET"], .read, .eventLoop),
         ("/tables/{table}/rows", ["GET"], .read, .eventLoop),
         ("/tables/{table}/rows", ["POST", "DELETE"], .write, .groupCommit),

@@ -13,6 +13,7 @@ import Testing
             ("/tables", .tables), ("/tables/t/rows", .tablesRows), ("/tables/t/count", .tablesCount),
             ("/tables/t/rows/1", .tablesRow), ("/tables/a b/rows/1,x", .tablesRow), ("/tables//rows/", .tablesRow),
             ("/schema/t", .schemaTable), ("/schema/", .schemaTable), ("/schema/a/b", .schemaTable),
+            ("/openapi.json", .openAPI),
         ] as [(String, ServiceEndpoint)]
     )
     func knownPaths_areClassified(path: String, endpoint: ServiceEndpoint) {

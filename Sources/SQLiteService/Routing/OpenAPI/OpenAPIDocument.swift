@@ -1,0 +1,143 @@
+/// `GET /openapi.json`: an OpenAPI 3.1 document of the API as served, generated from ``RouteTable`` (every path and
+/// method, its role, its request and response bodies) and ``APISchemas`` (the bodies' JSON Schemas), so it cannot
+/// name a route that is not served or miss one that is.
+enum OpenAPIDocument {
+    /// The statuses every operation may answer with the error body (the contract's error table).
+    static let errorStatuses = ["400", "401", "403", "404", "405", "408", "409", "413", "415", "431", "500", "503"]
+
+    /// The document for a server of `version`.
+    static func make(version: String) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("openapi")
+        writer.writeString("3.1.0")
+        writer.key("info")
+        writer.writeRaw(
+            Array(
+                ##"{"title": "sqlited", "description": "SQLite over HTTP/JSON (the contract: API.md v1.2).", "version": "\##(version)"}"##
+                    .utf8
+            )
+        )
+        writer.key("paths")
+        writer.beginObject()
+        var written: [ServiceEndpoint] = []
+        for route in RouteTable.routes where !written.contains(route.endpoint) {
+            written.append(route.endpoint)
+            writer.key(route.endpoint.label)
+            writer.beginObject()
+            for sibling in RouteTable.routes where sibling.endpoint == route.endpoint {
+                for method in sibling.methods {
+                    writer.key(method.lowercased())
+                    writeOperation(sibling, method: method, into: &writer)
+                }
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+        writer.key("components")
+        writer.beginObject()
+        writer.key("securitySchemes")
+        writer.writeRaw(Array(##"{"bearerAuth": {"type": "http", "scheme": "bearer"}}"##.utf8))
+        writer.key("responses")
+        writer.writeRaw(
+            Array(
+                ##"{"Error": {"description": "The error body of the contract.", "headers": {"Retry-After": {"description": "With 503: seconds to wait before trying again.", "schema": {"type": "integer"}}, "Allow": {"description": "With 405: the methods the path serves.", "schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}"##
+                    .utf8
+            )
+        )
+        writer.key("schemas")
+        writer.beginObject()
+        for (name, json) in APISchemas.all {
+            writer.key(name)
+            writer.writeRaw(Array(json.utf8))
+        }
+        writer.endObject()
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
+    }
+
+    private static func writeOperation(_ route: Route, method: String, into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("operationId")
+        writer.writeString(operationID(route, method: method))
+        writer.key("security")
+        writer.writeRaw(Array((route.role == nil ? "[]" : ##"[{"bearerAuth": []}]"##).utf8))
+        if let role = route.role {
+            writer.key("description")
+            writer.writeString("Needs a token with the `\(role.rawValue)` role (when tokens are configured).")
+        }
+        let parameters = self.parameters(route.endpoint, method: method)
+        if !parameters.isEmpty {
+            writer.key("parameters")
+            writer.writeRaw(Array(("[" + parameters.joined(separator: ", ") + "]").utf8))
+        }
+        if let body = route.requestBody, method == "POST" || method == "PATCH" {
+            writer.key("requestBody")
+            let optional = ["EmptyObject", "CheckpointRequest", "OptimizeRequest"].contains(body)
+            writer.writeRaw(
+                Array(
+                    ##"{"required": \##(!optional), "content": {"application/json": {"schema": \##(APISchemas.ref(body))}}}"##
+                        .utf8
+                )
+            )
+        }
+        writer.key("responses")
+        writer.beginObject()
+        writer.key("200")
+        let mediaType = route.responseBody == "PrometheusText" ? "text/plain" : "application/json"
+        writer.writeRaw(
+            Array(
+                ##"{"description": "Success.", "content": {"\##(mediaType)": {"schema": \##(APISchemas.ref(route.responseBody))}}}"##
+                    .utf8
+            )
+        )
+        for status in errorStatuses {
+            writer.key(status)
+            writer.writeRaw(Array(##"{"$ref": "#/components/responses/Error"}"##.utf8))
+        }
+        writer.endObject()
+        writer.endObject()
+    }
+
+    /// `getTablesTableRows`, `postQuery`, …: the method and the path's words.
+    private static func operationID(_ route: Route, method: String) -> String {
+        let words = route.endpoint.label.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map {
+            $0.prefix(1).uppercased() + $0.dropFirst()
+        }
+        return method.lowercased() + words.joined()
+    }
+
+    /// The path and query parameters of `endpoint` for `method`.
+    private static func parameters(_ endpoint: ServiceEndpoint, method: String) -> [String] {
+        func path(_ name: String) -> String {
+            ##"{"name": "\##(name)", "in": "path", "required": true, "schema": {"type": "string"}}"##
+        }
+        func query(_ name: String, _ schema: String) -> String {
+            ##"{"name": "\##(name)", "in": "query", "required": false, "schema": \##(schema)}"##
+        }
+        let filters =
+            ##"{"name": "filters", "in": "query", "required": false, "style": "form", "explode": true, "description": "col=v, col__ne, col__lt, col__lte, col__gt, col__gte, col__isnull (API.md, Tables).", "schema": {"type": "object", "additionalProperties": {"type": "string"}}}"##
+        let flag = ##"{"enum": ["true", "false"]}"##
+        let shape = query("_shape", ##"{"enum": ["objects", "arrays"]}"##)
+        let rowOptions = [query("_columns", ##"{"type": "string"}"##), shape, query("_int64_as_string", flag)]
+        switch (endpoint, method) {
+        case (.schemaTable, _):
+            return [path("table")]
+        case (.tablesRows, "GET"):
+            return [path("table"), filters, query("_limit", ##"{"type": "integer", "minimum": 0}"##)]
+                + [query("_order", ##"{"type": "string"}"##), query("_after", ##"{"type": "string"}"##)]
+                + [query("_before", ##"{"type": "string"}"##), query("_count", flag)] + rowOptions
+        case (.tablesRows, "DELETE"), (.tablesCount, _):
+            return [path("table"), filters]
+        case (.tablesRows, _):
+            return [path("table")]
+        case (.tablesRow, "GET"):
+            return [path("table"), path("key")] + rowOptions
+        case (.tablesRow, _):
+            return [path("table"), path("key")]
+        default:
+            return []
+        }
+    }
+}

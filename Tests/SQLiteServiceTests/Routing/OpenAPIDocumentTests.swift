@@ -1,0 +1,80 @@
+import Foundation
+import HTTPServer
+import Testing
+
+@testable import SQLiteService
+
+/// `GET /openapi.json` (issue #30, its first part): the document is made from the route table, so every route is in
+/// it and nothing else; every schema it names is defined.
+@Suite struct OpenAPIDocumentTests {
+    static func document() throws -> [String: Any] {
+        let bytes = OpenAPIDocument.make(version: "test")
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    /// Every route's path and method is an operation of the document, and every operation is a route.
+    @Test func paths_areExactlyTheRouteTable() throws {
+        let paths = try #require(try Self.document()["paths"] as? [String: [String: Any]])
+        var routed = Set<String>()
+        for route in RouteTable.routes {
+            for method in route.methods {
+                routed.insert("\(method.lowercased()) \(route.endpoint.label)")
+            }
+        }
+        var documented = Set<String>()
+        for (path, operations) in paths {
+            for method in operations.keys { documented.insert("\(method) \(path)") }
+        }
+        #expect(documented == routed)
+        #expect(documented.contains("post /query"))
+        #expect(documented.contains("patch /tables/{table}/rows/{key}"))
+    }
+
+    /// Each schema parses, every `$ref` names a schema or response the document defines, and the routes' body
+    /// names are all defined.
+    @Test func schemas_parseAndEveryReferenceResolves() throws {
+        let document = try Self.document()
+        let components = try #require(document["components"] as? [String: Any])
+        let schemas = try #require(components["schemas"] as? [String: Any])
+        #expect(Set(APISchemas.all.map(\.name)).count == APISchemas.all.count, "a schema name twice")
+        for route in RouteTable.routes {
+            #expect(schemas[route.responseBody] != nil, "\(route.endpoint.label): \(route.responseBody)")
+            if let body = route.requestBody { #expect(schemas[body] != nil, "\(route.endpoint.label): \(body)") }
+        }
+        let text = String(decoding: OpenAPIDocument.make(version: "test"), as: UTF8.self)
+        let references = try NSRegularExpression(
+            pattern: ##""\$ref": ?"#/components/(schemas|responses)/([A-Za-z]+)""##
+        )
+        let matches = references.matches(in: text, range: NSRange(text.startIndex..., in: text))
+        #expect(!matches.isEmpty)
+        let responses = try #require(components["responses"] as? [String: Any])
+        for match in matches {
+            let kind = String(text[try #require(Range(match.range(at: 1), in: text))])
+            let name = String(text[try #require(Range(match.range(at: 2), in: text))])
+            #expect((kind == "schemas" ? schemas[name] : responses[name]) != nil, "\(kind)/\(name)")
+        }
+    }
+
+    /// Operations that need a role say so with the bearer scheme; `/health` and `/openapi.json` need no token.
+    @Test func security_followsTheRoles() throws {
+        let paths = try #require(try Self.document()["paths"] as? [String: [String: [String: Any]]])
+        for path in ["/health", "/openapi.json"] {
+            #expect((paths[path]?["get"]?["security"] as? [Any])?.isEmpty == true, "\(path)")
+        }
+        let query = try #require(paths["/query"]?["post"])
+        #expect((query["security"] as? [[String: Any]])?.first?["bearerAuth"] != nil)
+        #expect((query["responses"] as? [String: Any])?["503"] != nil)
+    }
+
+    /// Served without a token even when tokens are configured, as JSON.
+    @Test func served_withoutAToken() throws {
+        let fixture = try ServiceFixture()
+        let entry = try TokenStore.Entry(name: "ops", sha256Hex: String(repeating: "a", count: 64), role: .admin)
+        fixture.service.setTokens(try TokenStore(entries: [entry]))
+        let response = fixture.send("GET", "/openapi.json")
+        #expect(response.status.code == 200)
+        #expect(response.headers["Content-Type"]?.hasPrefix("application/json") == true)
+        #expect(try bodyBytes(response) == fixture.service.openAPIDocument)
+        #expect(fixture.send("GET", "/schema").status.code == 401)
+    }
+}
