@@ -27,18 +27,14 @@ extension SQLiteService {
         let budgetDeadline = min(requestDeadline, context.created + Self.eventLoopBudget)
         let output: [UInt8]? = try store.readNow(metrics: metrics, isolation: Self.isolation(of: request)) {
             db throws(APIError) -> [UInt8]? in
-            var writer = JSONWriter()
             do throws(APIError) {
-                try db.withRequestDeadline(budgetDeadline) { () throws(APIError) in
-                    try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)
-                }
+                return try Self.runQuery(request, context: &context, on: db, until: budgetDeadline)
             } catch {
                 if Self.isBudgetTimeout(error, requestDeadline: requestDeadline) {
                     return nil
                 }
                 throw error
             }
-            return writer.bytes
         }
         return output.map { Self.jsonResponse($0) }
     }

@@ -8,6 +8,21 @@ extension SQLiteService {
         return Self.jsonResponse(try store.query(query, context: &context, metrics: settings.options.metrics))
     }
 
+    /// Runs `/query`'s statement on the reader `db` until `deadline` (the request's, or the event loop's budget):
+    /// its result object. The one run of the statement for both paths of `/query` on the local storage.
+    static func runQuery(
+        _ request: QueryRequest,
+        context: inout RequestContext,
+        on db: Database,
+        until deadline: ContinuousClock.Instant
+    ) throws(APIError) -> [UInt8] {
+        var writer = JSONWriter()
+        try db.withRequestDeadline(deadline) { () throws(APIError) in
+            try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)
+        }
+        return writer.bytes
+    }
+
     /// A `/query` body decoded, with the context its statement runs in (read-only, no savepoints).
     static func decodeQuery(
         _ body: [UInt8],

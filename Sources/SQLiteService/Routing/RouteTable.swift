@@ -43,7 +43,7 @@ enum RouteTable {
             placement: .eventLoop,
             responseBody: "Health",
             handle: { service, _, settings in service.healthResponse(settings) },
-            onEventLoop: { service, _, settings in service.health(isAvailable: settings.isAvailable) }
+            onEventLoop: { service, _, settings in service.healthResponse(settings) }
         ),
         Route(
             .schema,

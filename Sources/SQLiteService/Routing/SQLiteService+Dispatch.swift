@@ -63,7 +63,8 @@ extension SQLiteService {
         }
         let endpoint = ServiceEndpoint(request)
         // A write, or a method no route of a writing path serves (its 405 is answered here at once).
-        switch RouteTable.match(endpoint, method: request.method, onCluster: false) {
+        let match = RouteTable.match(endpoint, method: request.method, onCluster: false)
+        switch match {
         case .route(let route) where route.prepareWrite != nil: break
         case .methodNotAllowed where RouteTable.hasGroupCommitRoute(endpoint): break
         default: return false
@@ -75,7 +76,7 @@ extension SQLiteService {
         var tokenName: String?
         let write: PreparedWrite
         do throws(APIError) {
-            let route = try resolve(request, endpoint, settings: settings, tokenName: &tokenName)
+            let route = try resolve(request, endpoint, settings: settings, tokenName: &tokenName, match: match)
             guard let prepareWrite = route.prepareWrite else { throw .internal("no write for this route") }
             write = try prepareWrite(self, request, settings.limits)
         } catch {
@@ -106,17 +107,19 @@ extension SQLiteService {
     }
 
     /// The route of `request`, after the checks every door makes in this order: the credentials (`tokenName` is
-    /// set once the token is known), the path (404), the method (405 with `Allow`), the content type (415).
+    /// set once the token is known), the path (404), the method (405 with `Allow`), the content type (415). `match`:
+    /// the route table's answer for the request when the caller has asked it already (on the local storage).
     func resolve(
         _ request: HTTPRequest,
         _ endpoint: ServiceEndpoint,
         settings: ServiceSettings,
-        tokenName: inout String?
+        tokenName: inout String?,
+        match: RouteTable.Match? = nil
     ) throws(APIError) -> Route {
         tokenName = try authenticate(request, endpoint: endpoint, tokens: settings.tokens)
         let onCluster: Bool
         if case .cluster = storage { onCluster = true } else { onCluster = false }
-        switch RouteTable.match(endpoint, method: request.method, onCluster: onCluster) {
+        switch match ?? RouteTable.match(endpoint, method: request.method, onCluster: onCluster) {
         case .route(let route):
             if route.requiresJSON { try JSONContentType.check(request.headers["content-type"]) }
             return route

@@ -90,11 +90,7 @@ struct LocalStorage: Storage {
         metrics: ServiceMetrics?
     ) throws(APIError) -> [UInt8] {
         try onReader(metrics: metrics, isolation: SQLiteService.isolation(of: request)) { db throws(APIError) in
-            var writer = JSONWriter()
-            try db.withRequestDeadline(context.deadline) { () throws(APIError) in
-                try StatementExecutor(db: db).run(request.statement, context: &context, into: &writer)
-            }
-            return writer.bytes
+            try SQLiteService.runQuery(request, context: &context, on: db, until: context.deadline)
         }
     }
 
