@@ -75,6 +75,12 @@ public final class SQLiteService: HTTPHandler {
         )
     }
 
+    /// The OpenAPI 3.1 document `GET /openapi.json` serves for a server of `version`, made from the route table:
+    /// what `sqlited openapi` prints and the Swift client (`Clients/Swift`) is generated from.
+    public static func openAPIDocument(version: String) -> [UInt8] {
+        OpenAPIDocument.make(version: version)
+    }
+
     /// The settings in force: a request reads them once and keeps the snapshot to its end.
     var settings: ServiceSettings { currentSettings.read() }
 

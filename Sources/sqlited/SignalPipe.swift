@@ -53,6 +53,12 @@ enum SignalPipe {
                 throw StartupError("sigaction failed: \(String(cString: strerror(errno)))")
             }
         }
+        // A parent may have started us with these signals blocked (the mask survives exec: Foundation's `Process`,
+        // a test runner or a shell script that blocked them); caught but blocked, SIGTERM would wait forever.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for number in signals { sigaddset(&handled, number) }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         return source
     }
 }

@@ -20,7 +20,7 @@ struct SqlitedCommand: ParsableCommand {
         version: "sqlited \(version) (SQLite \(sqliteLibraryVersion))",
         subcommands: [
             ServeCommand.self, CheckConfigCommand.self, BackupCommand.self, MigrateCommand.self, HashTokenCommand.self,
-            VacuumCommand.self, CheckpointCommand.self, OptimizeCommand.self, ClusterCommand.self,
+            VacuumCommand.self, CheckpointCommand.self, OptimizeCommand.self, ClusterCommand.self, OpenAPICommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -32,11 +32,13 @@ final class DaemonProcess {
     ///
     /// - Parameters:
     ///   - passingListener: A listening socket to pass as descriptor 3, with `LISTEN_PID` set to the child's pid.
+    ///   - blockedSignals: Signals the child starts with blocked (as a parent that blocked them leaves them).
     init(
         arguments: [String],
         environment: [String: String],
         directory: URL,
-        passingListener: Int32? = nil
+        passingListener: Int32? = nil,
+        blockedSignals: [Int32] = []
     ) throws {
         let executable = TestPaths.builtProduct(named: "sqlited").path
         stderrURL = directory.appendingPathComponent("stderr-\(UUID().uuidString).log")
@@ -64,6 +66,7 @@ final class DaemonProcess {
         // Test threads block and ignore signals; the daemon must start with the defaults to see SIGTERM and SIGHUP.
         var empty = sigset_t()
         sigemptyset(&empty)
+        for number in blockedSignals { sigaddset(&empty, number) }
         posix_spawnattr_setsigmask(&attributes, &empty)
         var defaults = sigset_t()
         sigemptyset(&defaults)

@@ -115,4 +115,22 @@ import Glibc
         #expect(try response.json()["status"]?.stringValue == "unavailable")
         #expect(try daemon.waitForExit() == .exited(0))
     }
+
+    /// A parent that blocked SIGTERM, SIGINT and SIGHUP (Foundation's `Process` passes its mask on) does not make
+    /// the daemon deaf to them: it unblocks the signals it handles, reloads on SIGHUP and stops on SIGTERM.
+    @Test func inheritedBlockedSignals_areUnblocked() throws {
+        let directory = try TemporaryDirectory(prefix: "sqlited-stop")
+        let notify = try NotifySocket(path: directory.path("notify").path)
+        let daemon = try DaemonProcess(
+            arguments: ["--database", directory.path("db.sqlite").path, "--port", "0"],
+            environment: ["NOTIFY_SOCKET": notify.address],
+            directory: directory.url,
+            blockedSignals: [SIGTERM, SIGINT, SIGHUP]
+        )
+        try notify.waitFor("READY=1")
+        daemon.send(SIGHUP)
+        try notify.waitFor("RELOADING=1")
+        daemon.send(SIGTERM)
+        #expect(try daemon.waitForExit(timeoutSeconds: 30) == .exited(0))
+    }
 }

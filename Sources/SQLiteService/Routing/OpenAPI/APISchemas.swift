@@ -10,11 +10,14 @@ enum APISchemas {
 
     static let all: [(name: String, json: String)] = values + requests + results + tables + operations
 
-    /// Values and the error body, shared by everything.
+    /// Values and the error body, shared by everything. `Value` says "an object is `{"base64": …}`, else a scalar"
+    /// with `if`/`then`/`else` rather than a `oneOf` holding `{"type": "null"}`: validators read both alike, and
+    /// swift-openapi-generator, which skips a `oneOf` with a null member and reads a list of types as its first,
+    /// maps it to its any-value container. Every value of more than one type is written so.
     private static let values: [(name: String, json: String)] = [
         (
             "Value",
-            ##"{"description": "A value: null, a boolean (bound as 1 or 0), an integer (exact to 64 bits), a number, a string, or {\"base64\": \"...\"} for a BLOB; in results also \"Infinity\"/\"-Infinity\" and, with int64_as_string, integers as strings.", "oneOf": [{"type": "null"}, {"type": "boolean"}, {"type": "number"}, {"type": "string"}, {"type": "object", "required": ["base64"], "properties": {"base64": {"type": "string"}}, "additionalProperties": false}]}"##
+            ##"{"description": "A value: null, a boolean (bound as 1 or 0), an integer (exact to 64 bits), a number, a string, or {\"base64\": \"...\"} for a BLOB; in results also \"Infinity\"/\"-Infinity\" and, with int64_as_string, integers as strings.", "if": {"type": "object"}, "then": {"required": ["base64"], "properties": {"base64": {"type": "string"}}, "additionalProperties": false}, "else": {"type": ["null", "boolean", "number", "string"]}}"##
         ),
         (
             "Params",
@@ -38,7 +41,7 @@ enum APISchemas {
         ),
         (
             "Options",
-            ##"{"type": "object", "properties": {"shape": {"enum": ["objects", "arrays"]}, "int64_as_string": {"type": "boolean"}, "max_rows": {"type": "integer", "minimum": 0}, "timeout_ms": {"type": "integer", "minimum": 0}}}"##
+            ##"{"type": "object", "properties": {"shape": {"type": "string", "enum": ["objects", "arrays"]}, "int64_as_string": {"type": "boolean"}, "max_rows": {"type": "integer", "minimum": 0}, "timeout_ms": {"type": "integer", "minimum": 0}}}"##
         ),
         (
             "QueryRequest",
@@ -54,7 +57,7 @@ enum APISchemas {
         ),
         (
             "TransactionRequest",
-            ##"{"allOf": [{"type": "object", "required": ["statements"], "properties": {"statements": {"type": "array", "items": {"$ref": "#/components/schemas/StatementObject"}}, "mode": {"enum": ["deferred", "immediate", "exclusive"]}}}, {"$ref": "#/components/schemas/Options"}]}"##
+            ##"{"allOf": [{"type": "object", "required": ["statements"], "properties": {"statements": {"type": "array", "items": {"$ref": "#/components/schemas/StatementObject"}}, "mode": {"type": "string", "enum": ["deferred", "immediate", "exclusive"]}}}, {"$ref": "#/components/schemas/Options"}]}"##
         ),
         ("EmptyObject", ##"{"type": "object", "additionalProperties": false}"##),
     ]
@@ -62,8 +65,12 @@ enum APISchemas {
     /// The result bodies of the statement endpoints.
     private static let results: [(name: String, json: String)] = [
         (
+            "ResultRow",
+            ##"{"description": "A row: an object keyed by column name, or an array with shape/_shape arrays.", "oneOf": [{"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Value"}}, {"type": "array", "items": {"$ref": "#/components/schemas/Value"}}]}"##
+        ),
+        (
             "Result",
-            ##"{"type": "object", "properties": {"columns": {"type": "array", "items": {"type": "string"}}, "types": {"type": "array", "items": {"type": ["string", "null"]}}, "rows": {"type": "array", "items": {"oneOf": [{"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Value"}}, {"type": "array", "items": {"$ref": "#/components/schemas/Value"}}]}}, "truncated": {"type": "boolean"}, "changes": {"type": "integer"}, "last_insert_rowid": {"type": ["integer", "string", "null"]}, "count": {"type": "integer"}}}"##
+            ##"{"type": "object", "properties": {"columns": {"type": "array", "items": {"type": "string"}}, "types": {"type": "array", "items": {"type": ["string", "null"]}}, "rows": {"type": "array", "items": {"$ref": "#/components/schemas/ResultRow"}}, "truncated": {"type": "boolean"}, "changes": {"type": "integer"}, "last_insert_rowid": {"description": "An integer; a string of digits with int64_as_string; null when unknown.", "if": {"type": "string"}, "then": {"pattern": "^-?[0-9]+$"}, "else": {"type": ["integer", "null"]}}, "count": {"type": "integer"}}}"##
         ),
         (
             "BatchResults",
@@ -87,20 +94,20 @@ enum APISchemas {
         ),
         (
             "RowPage",
-            ##"{"type": "object", "required": ["rows", "next"], "properties": {"columns": {"type": "array", "items": {"type": "string"}}, "rows": {"type": "array"}, "next": {"type": ["string", "null"]}, "prev": {"type": ["string", "null"]}, "count": {"type": "integer"}}}"##
+            ##"{"type": "object", "required": ["rows", "next"], "properties": {"columns": {"type": "array", "items": {"type": "string"}}, "rows": {"type": "array", "items": {"$ref": "#/components/schemas/ResultRow"}}, "next": {"type": ["string", "null"]}, "prev": {"type": ["string", "null"]}, "count": {"type": "integer"}}}"##
         ),
         (
             "Row",
-            ##"{"type": "object", "required": ["row"], "properties": {"columns": {"type": "array", "items": {"type": "string"}}, "row": {"type": ["object", "array"]}}}"##
+            ##"{"type": "object", "required": ["row"], "properties": {"columns": {"type": "array", "items": {"type": "string"}}, "row": {"description": "An object, or an array with _shape=arrays.", "if": {"type": "object"}, "else": {"type": "array"}}}}"##
         ),
         ("Count", ##"{"type": "object", "required": ["count"], "properties": {"count": {"type": "integer"}}}"##),
         (
             "RowsInsert",
-            ##"{"type": "object", "required": ["rows"], "properties": {"rows": {"type": "array", "minItems": 1, "items": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Value"}}}, "on_conflict": {"enum": ["error", "ignore", "update"]}, "int64_as_string": {"type": "boolean"}}}"##
+            ##"{"type": "object", "required": ["rows"], "properties": {"rows": {"type": "array", "minItems": 1, "items": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Value"}}}, "on_conflict": {"type": "string", "enum": ["error", "ignore", "update"]}, "int64_as_string": {"type": "boolean"}}}"##
         ),
         (
             "Changes",
-            ##"{"type": "object", "required": ["changes"], "properties": {"changes": {"type": "integer"}, "keys": {"type": "array", "items": {"type": ["object", "null"]}}}}"##
+            ##"{"type": "object", "required": ["changes"], "properties": {"changes": {"type": "integer"}, "keys": {"type": "array", "items": {"description": "The row's key, or null.", "if": {"type": "object"}, "else": {"type": "null"}}}}}"##
         ),
         (
             "RowPatch",
@@ -116,7 +123,7 @@ enum APISchemas {
     private static let operations: [(name: String, json: String)] = [
         (
             "Health",
-            ##"{"type": "object", "required": ["status"], "properties": {"status": {"enum": ["ok", "unavailable"]}, "version": {"type": "string"}, "sqlite_version": {"type": "string"}, "error": {"$ref": "#/components/schemas/ErrorObject"}}}"##
+            ##"{"type": "object", "required": ["status"], "properties": {"status": {"type": "string", "enum": ["ok", "unavailable"]}, "version": {"type": "string"}, "sqlite_version": {"type": "string"}, "error": {"$ref": "#/components/schemas/ErrorObject"}}}"##
         ),
         (
             "Schema",
@@ -137,11 +144,11 @@ enum APISchemas {
         ),
         (
             "Vacuum",
-            ##"{"type": "object", "required": ["size_before", "size_after", "checkpoint"], "properties": {"size_before": {"type": "integer"}, "size_after": {"type": "integer"}, "checkpoint": {"oneOf": [{"$ref": "#/components/schemas/Checkpoint"}, {"type": "null"}]}}}"##
+            ##"{"type": "object", "required": ["size_before", "size_after", "checkpoint"], "properties": {"size_before": {"type": "integer"}, "size_after": {"type": "integer"}, "checkpoint": {"type": ["object", "null"], "description": "The checkpoint VACUUM ran after itself (WAL mode), else null.", "required": ["mode", "wal_frames", "checkpointed_frames"], "properties": {"mode": {"type": "string"}, "wal_frames": {"type": "integer"}, "checkpointed_frames": {"type": "integer"}}}}}"##
         ),
         (
             "CheckpointRequest",
-            ##"{"type": "object", "additionalProperties": false, "properties": {"mode": {"enum": ["passive", "full", "restart", "truncate"]}}}"##
+            ##"{"type": "object", "additionalProperties": false, "properties": {"mode": {"type": "string", "enum": ["passive", "full", "restart", "truncate"]}}}"##
         ),
         (
             "OptimizeRequest",
@@ -153,7 +160,7 @@ enum APISchemas {
         ),
         (
             "ClusterStatus",
-            ##"{"type": "object", "required": ["node", "leader", "nodes"], "properties": {"node": {"type": "object"}, "leader": {"type": ["object", "null"]}, "nodes": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}, "address": {"type": "string"}, "role": {"enum": ["voter", "standby", "spare"]}, "leader": {"type": "boolean"}}}}}}"##
+            ##"{"type": "object", "required": ["node", "leader", "nodes"], "properties": {"node": {"type": "object"}, "leader": {"description": "The leader, or null while there is none.", "if": {"type": "object"}, "else": {"type": "null"}}, "nodes": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}, "address": {"type": "string"}, "role": {"type": "string", "enum": ["voter", "standby", "spare"]}, "leader": {"type": "boolean"}}}}}}"##
         ),
         ("OpenAPIDocument", ##"{"type": "object", "description": "This document."}"##),
     ]

@@ -62,10 +62,11 @@ enum OpenAPIDocument {
         writer.key("operationId")
         writer.writeString(operationID(route, method: method))
         writer.key("security")
-        writer.writeRaw(Array((route.role == nil ? "[]" : ##"[{"bearerAuth": []}]"##).utf8))
+        // Optional (`{}` first): a server without tokens serves every route without one.
+        writer.writeRaw(Array((route.role == nil ? "[]" : ##"[{}, {"bearerAuth": []}]"##).utf8))
         if let role = route.role {
             writer.key("description")
-            writer.writeString("Needs a token with the `\(role.rawValue)` role (when tokens are configured).")
+            writer.writeString("Needs a token with the `\(role.rawValue)` role when tokens are configured.")
         }
         let parameters = self.parameters(route.endpoint, method: method)
         if !parameters.isEmpty {
@@ -118,8 +119,8 @@ enum OpenAPIDocument {
         }
         let filters =
             ##"{"name": "filters", "in": "query", "required": false, "style": "form", "explode": true, "description": "col=v, col__ne, col__lt, col__lte, col__gt, col__gte, col__isnull (API.md, Tables).", "schema": {"type": "object", "additionalProperties": {"type": "string"}}}"##
-        let flag = ##"{"enum": ["true", "false"]}"##
-        let shape = query("_shape", ##"{"enum": ["objects", "arrays"]}"##)
+        let flag = ##"{"type": "string", "enum": ["true", "false"]}"##
+        let shape = query("_shape", ##"{"type": "string", "enum": ["objects", "arrays"]}"##)
         let rowOptions = [query("_columns", ##"{"type": "string"}"##), shape, query("_int64_as_string", flag)]
         switch (endpoint, method) {
         case (.schemaTable, _):
