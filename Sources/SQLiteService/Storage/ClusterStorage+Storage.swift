@@ -16,6 +16,39 @@ extension ClusterStorage: Storage {
         return writer.bytes
     }
 
+    /// Checked on the copy of the schema like a JSON `/query`, then run on the leader through the read client. The
+    /// wire client reads the leader's whole answer (within its result size limit, ``DqliteClient``'s
+    /// `maxResultBytes`) before the rows are streamed: on a cluster the stream's memory is bounded by that limit, not
+    /// by the stream's buffer.
+    func streamQuery(
+        _ statement: StatementRequest,
+        context: inout RequestContext,
+        metrics: ServiceMetrics?,
+        into out: inout StreamedResultWriter
+    ) throws(APIError) {
+        if case .batch = statement.parameters { throw .invalidRequest("a streamed result takes no params_batch") }
+        let plan = try readSchema.withSchema(refreshingFrom: reader) { db throws(APIError) in
+            try ClusterStatementPlan(statement, on: db, context: context)
+        }
+        try context.checkDeadline()
+        let rows = try ClusterTarget.readOnly(reader).query(
+            plan.sql,
+            plan.parameterSets.first ?? [],
+            until: context.deadline
+        )
+        let writer = ClusterRowWriter(profile: plan.profile, context: context)
+        try out.begin(plan.profile)
+        for (index, row) in rows.rows.enumerated() {
+            guard context.remainingRows > 0 else { break }
+            try out.writeRow(row, writer: writer)
+            context.remainingRows -= 1
+            if index & 255 == 255 { try context.checkDeadline() }
+        }
+    }
+
+    /// The cluster's reads use leader connections, not a pool of this node's readers.
+    var streamReaders: Int? { nil }
+
     func readSchema(
         metrics: ServiceMetrics?,
         _ body: (Database) throws(APIError) -> [UInt8]
