@@ -12,6 +12,12 @@ public final class HTTPBodyWriter: Sendable {
         self.sink = sink
     }
 
+    /// A writer that hands every piece to `sink` and never blocks: for running a producer outside a connection
+    /// (tests, tools).
+    public static func collecting(_ sink: @escaping @Sendable ([UInt8]) throws -> Void) -> HTTPBodyWriter {
+        HTTPBodyWriter(sink: sink)
+    }
+
     /// Sends `bytes` as the next piece of the body (an empty array sends nothing).
     ///
     /// - Throws: `HTTPServerError` with code `.connectionClosed` when the client is gone or the server is stopping,

@@ -302,7 +302,10 @@ extension Connection {
                             fields.appendFields(of: response.headers, server: serverHeader)
                         }
                     } catch {
-                        logger.debug("cannot queue an HTTP/2 response, closing", metadata: ["nghttp2_error": "\(error.code)"])
+                        logger.debug(
+                            "cannot queue an HTTP/2 response, closing",
+                            metadata: ["nghttp2_error": "\(error.code)"]
+                        )
                         close()
                         throw HTTPServerError.connectionClosed
                     }
@@ -423,7 +426,10 @@ extension Connection {
         case .streamStall:
             let cutoff = DispatchTime.now() - limits.streamStallTimeout.dispatchInterval
             for streamID in session.resetStalledStreamedBodies(before: cutoff.uptimeNanoseconds + 1) {
-                logger.info("client stopped reading a streamed response, resetting the stream", metadata: ["stream": "\(streamID)"])
+                logger.info(
+                    "client stopped reading a streamed response, resetting the stream",
+                    metadata: ["stream": "\(streamID)"]
+                )
             }
             processHTTP2(session)
         case .send:

@@ -154,7 +154,8 @@ extension HTTP2Session {
     /// their producers' writes fail with `.streamStalled`. Returns their ids.
     func resetStalledStreamedBodies(before deadline: UInt64) -> [Int32] {
         var stalled: [Int32] = []
-        for (streamID, body) in streamedBodies where (body.pending > 0 || body.waiter != nil) && body.lastProgress < deadline {
+        for (streamID, body) in streamedBodies
+        where (body.pending > 0 || body.waiter != nil) && body.lastProgress < deadline {
             stalled.append(streamID)
         }
         for streamID in stalled {

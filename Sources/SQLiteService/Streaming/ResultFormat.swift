@@ -82,44 +82,27 @@ struct MediaRange: Equatable {
     var weight: Int
 
     /// The ranges of a comma-separated list (empty elements allowed, RFC 9110 §5.6.1); nil when an element is not
-    /// `token "/" token *( OWS ";" OWS parameter )` or its `q` is not a valid weight.
+    /// `type "/" subtype *( OWS ";" OWS [ parameter ] )` (a parameter's value a token or a quoted string) or its
+    /// `q` is not a valid weight.
     static func parseList(_ text: String) -> [MediaRange]? {
+        var scanner = Scanner(bytes: Array(text.utf8))
         var ranges: [MediaRange] = []
-        for element in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let trimmed = element.trimmingOWS()
-            if trimmed.isEmpty { continue }
-            guard let range = MediaRange(trimmed) else { return nil }
-            ranges.append(range)
-        }
-        return ranges
-    }
-
-    init?(_ element: Substring) {
-        var parts = element.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
-        guard let mediaType = parts.next()?.trimmingOWS() else { return nil }
-        let slash = mediaType.split(separator: "/", omittingEmptySubsequences: false)
-        guard slash.count == 2, Self.isToken(slash[0]), Self.isToken(slash[1]) else { return nil }
-        type = slash[0].lowercased()
-        subtype = slash[1].lowercased()
-        guard type != "*" || subtype == "*" else { return nil }
-        weight = 1000
-        while let parameter = parts.next() {
-            let trimmed = parameter.trimmingOWS()
-            guard let equals = trimmed.firstIndex(of: "=") else { return nil }
-            let name = trimmed[..<equals]
-            let value = trimmed[trimmed.index(after: equals)...]
-            guard Self.isToken(name), !value.isEmpty else { return nil }
-            if name.lowercased() == "q" {
-                guard let weight = Self.weight(value) else { return nil }
-                self.weight = weight
-                // What follows the weight is accept-extensions (RFC 9110 §12.4.2), ignored.
-                break
+        while true {
+            scanner.skipOWS()
+            if scanner.peek == UInt8(ascii: ",") {
+                scanner.index += 1
+                continue
             }
+            guard scanner.peek != nil else { return ranges }
+            guard let range = scanner.mediaRange() else { return nil }
+            ranges.append(range)
+            scanner.skipOWS()
+            guard scanner.peek == nil || scanner.peek == UInt8(ascii: ",") else { return nil }
         }
     }
 
     /// `qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )` in thousandths (RFC 9110 §12.4.2).
-    static func weight(_ text: Substring) -> Int? {
+    static func weight(_ text: String) -> Int? {
         let bytes = Array(text.utf8)
         guard let first = bytes.first, first == UInt8(ascii: "0") || first == UInt8(ascii: "1") else { return nil }
         var thousandths = first == UInt8(ascii: "1") ? 1000 : 0
@@ -135,28 +118,84 @@ struct MediaRange: Equatable {
         return thousandths
     }
 
-    /// `token = 1*tchar` (RFC 9110 §5.6.2).
-    static func isToken(_ text: Substring) -> Bool {
-        !text.isEmpty
-            && text.utf8.allSatisfy { byte in
+    /// `tchar` (RFC 9110 §5.6.2).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// Reads `Accept` syntax from bytes.
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        mutating func skipOWS() {
+            while let byte = peek, byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") { index += 1 }
+        }
+
+        mutating func token() -> String? {
+            let start = index
+            while let byte = peek, MediaRange.isTokenByte(byte) { index += 1 }
+            guard index > start else { return nil }
+            return String(decoding: bytes[start..<index], as: UTF8.self)
+        }
+
+        /// `quoted-string` (RFC 9110 §5.6.4), its value unescaped.
+        mutating func quotedString() -> String? {
+            guard peek == UInt8(ascii: "\"") else { return nil }
+            index += 1
+            var value: [UInt8] = []
+            while let byte = peek {
+                index += 1
                 switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    true
+                case UInt8(ascii: "\""):
+                    return String(decoding: value, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    guard let escaped = peek else { return nil }
+                    index += 1
+                    value.append(escaped)
                 default:
-                    "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                    value.append(byte)
                 }
             }
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs (OWS, RFC 9110 §5.6.3).
-    fileprivate func trimmingOWS() -> Substring {
-        let isOWS: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = firstIndex(where: { !isOWS($0) }), let end = lastIndex(where: { !isOWS($0) }) else {
-            return self[endIndex...]
+            return nil
         }
-        return self[start...end]
+
+        mutating func mediaRange() -> MediaRange? {
+            guard let type = token(), peek == UInt8(ascii: "/") else { return nil }
+            index += 1
+            guard let subtype = token() else { return nil }
+            var range = MediaRange(type: type.lowercased(), subtype: subtype.lowercased(), weight: 1000)
+            guard range.type != "*" || range.subtype == "*" else { return nil }
+            var sawWeight = false
+            while true {
+                let mark = index
+                skipOWS()
+                guard peek == UInt8(ascii: ";") else {
+                    index = mark
+                    return range
+                }
+                index += 1
+                skipOWS()
+                // An empty parameter (`;;`, a trailing `;`) is allowed.
+                guard let byte = peek, byte != UInt8(ascii: ";"), byte != UInt8(ascii: ",") else { continue }
+                guard let name = token(), peek == UInt8(ascii: "=") else { return nil }
+                index += 1
+                guard let value = peek == UInt8(ascii: "\"") ? quotedString() : token() else { return nil }
+                // Parameters after the weight are accept-extensions (RFC 9110 §12.4.2), ignored.
+                if !sawWeight && name.lowercased() == "q" {
+                    guard let weight = MediaRange.weight(value) else { return nil }
+                    range.weight = weight
+                    sawWeight = true
+                }
+            }
+        }
     }
 }

@@ -31,29 +31,33 @@ extension SQLiteService {
         let logger = self.logger
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: format.contentType)
-        return HTTPResponse(status: .ok, headers: headers, body: .stream { body in
-            var context = context
-            var out = StreamedResultWriter(format: format, maxRowBytes: context.maxResponseBytes) { bytes in
-                try body.write(bytes)
-            }
-            streams.opened(readers: store.streamReaders, metrics: metrics, logger: logger)
-            defer { streams.closed(rows: out.rowCount, holdsReader: store.streamReaders != nil, metrics: metrics) }
-            do throws(APIError) {
-                try store.streamQuery(statement, context: &context, metrics: metrics, into: &out)
-                try out.finish()
-            } catch {
-                if let failure = out.sendFailure {
-                    if let failure = failure as? HTTPServerError, failure.code == .streamStalled {
-                        metrics?.streams.stallsCut.increment()
-                    }
-                    throw failure
+        return HTTPResponse(
+            status: .ok,
+            headers: headers,
+            body: .stream { body in
+                var context = context
+                var out = StreamedResultWriter(format: format, maxRowBytes: context.maxResponseBytes) { bytes in
+                    try body.write(bytes)
                 }
-                guard out.started else { throw HTTPResponseReplacement(Self.errorResponse(error)) }
-                metrics?.recordFailure(code: error.code)
-                guard format == .ndjson else { throw error }
-                try out.finish(failingWith: error)
+                streams.opened(readers: store.streamReaders, metrics: metrics, logger: logger)
+                defer { streams.closed(rows: out.rowCount, holdsReader: store.streamReaders != nil, metrics: metrics) }
+                do throws(APIError) {
+                    try store.streamQuery(statement, context: &context, metrics: metrics, into: &out)
+                    try out.finish()
+                } catch {
+                    if let failure = out.sendFailure {
+                        if let failure = failure as? HTTPServerError, failure.code == .streamStalled {
+                            metrics?.streams.stallsCut.increment()
+                        }
+                        throw failure
+                    }
+                    guard out.started else { throw HTTPResponseReplacement(Self.errorResponse(error)) }
+                    metrics?.recordFailure(code: error.code)
+                    guard format == .ndjson else { throw error }
+                    try out.finish(failingWith: error)
+                }
             }
-        })
+        )
     }
 }
 

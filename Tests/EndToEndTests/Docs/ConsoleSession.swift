@@ -118,7 +118,8 @@ final class ConsoleSession {
             }
         }
         for (shown, actual) in mapped { output = output.replacingOccurrences(of: actual, with: shown) }
-        var lines = output.components(separatedBy: "\n")
+        // A terminal shows a CSV record's CRLF as a line end, as the page does.
+        var lines = output.components(separatedBy: "\n").map { $0.hasSuffix("\r") ? String($0.dropLast()) : $0 }
         while lines.last == "" { lines.removeLast() }
         return lines
     }
