@@ -304,6 +304,7 @@ def scenario_error_midstream_http1():
 
 
 def scenario_error_midstream_http2():
+    create_tricky_table()
     client = H2()
     body = json.dumps({"sql": FAILING_SQL})
     ndjson = client.response(client.request("POST", "/query", body, [("accept", "application/x-ndjson")]))
