@@ -1,3 +1,4 @@
+import DqliteCluster
 import SQLiteEngine
 
 /// The reads on the cluster: each statement checked on this node's copy of the leader's schema (the local backend's
@@ -16,10 +17,9 @@ extension ClusterStorage: Storage {
         return writer.bytes
     }
 
-    /// Checked on the copy of the schema like a JSON `/query`, then run on the leader through the read client. The
-    /// wire client reads the leader's whole answer (within its result size limit, ``DqliteClient``'s
-    /// `maxResultBytes`) before the rows are streamed: on a cluster the stream's memory is bounded by that limit, not
-    /// by the stream's buffer.
+    /// Checked on the copy of the schema like a JSON `/query`, then run on the leader through the read client, its
+    /// rows streamed as dqlite's ROWS parts arrive (``ClusterClient/query(_:parameters:deadline:eachPart:)``): one
+    /// leader connection is held until the last row, and this node keeps one part at a time.
     func streamQuery(
         _ statement: StatementRequest,
         context: inout RequestContext,
@@ -31,18 +31,29 @@ extension ClusterStorage: Storage {
             try ClusterStatementPlan(statement, on: db, context: context)
         }
         try context.checkDeadline()
-        let rows = try ClusterTarget.readOnly(reader).query(
-            plan.sql,
-            plan.parameterSets.first ?? [],
-            until: context.deadline
-        )
         let writer = ClusterRowWriter(profile: plan.profile, context: context)
-        try out.begin(plan.profile)
-        for (index, row) in rows.rows.enumerated() {
-            guard context.remainingRows > 0 else { break }
-            try out.writeRow(row, writer: writer)
-            context.remainingRows -= 1
-            if index & 255 == 255 { try context.checkDeadline() }
+        /// Thrown to stop reading once the request's `max_rows` rows are out (the connection is closed).
+        struct Enough: Error {}
+        do {
+            try reader.query(plan.sql, parameters: plan.parameterSets.first ?? [], deadline: context.deadline) {
+                part in
+                if !out.started { try out.begin(plan.profile) }
+                for row in part.rows {
+                    guard context.remainingRows > 0 else { throw Enough() }
+                    try out.writeRow(row, writer: writer)
+                    context.remainingRows -= 1
+                }
+                try context.checkDeadline()
+                if context.remainingRows <= 0 && part.hasMore { throw Enough() }
+            }
+        } catch let error as APIError {
+            throw error
+        } catch let error as ClusterError {
+            throw APIError(cluster: error, isWrite: false)
+        } catch is Enough {
+            return
+        } catch {
+            throw .internal("the streamed cluster query failed")
         }
     }
 

@@ -15,9 +15,12 @@ struct StreamingTests {
         try run(scenario, port: server.port)
     }
 
-    private func run(_ scenario: String, port: Int) throws {
+    private func run(_ scenario: String, port: Int, cluster: Bool = false) throws {
         let python = try #require(HTTP2Tools.python, "python3 with PyPI's h2 is required")
-        let result = try python.run([Self.script.path, scenario, String(port)], timeoutSeconds: 120)
+        let result = try python.run(
+            [Self.script.path, scenario, String(port)] + (cluster ? ["cluster"] : []),
+            timeoutSeconds: 120
+        )
         try #require(result.status == 0, "stream_scenarios.py \(scenario) failed: \(result.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let failures = try #require(object?["failures"] as? [String], "not a report: \(result.stdout)")
@@ -117,16 +120,20 @@ struct StreamingTests {
         try run("tables_stream", on: server)
     }
 
-    /// On the cluster, through a follower: the same formats, values, negotiation and streamed Tables lists (the
-    /// leader's rows come through dqlite's client, read whole before they are streamed, so a statement failing
-    /// part way is the JSON error there: nothing was sent yet).
+    /// On the cluster, through a follower: the same formats, values, negotiation and streamed Tables lists; rows
+    /// streamed as the leader's ROWS parts arrive, so an error part way is the NDJSON error line or a cut CSV on
+    /// both protocols (the rows of the part that failed are not sent: dqlite answers that part with the failure);
+    /// the stream's time limit.
     @Test func cluster_streamsTheSameFormats() throws {
         let cluster = try SharedCluster.get()
         let follower = try cluster.followerIDs()[0]
         let url = cluster.nodes[follower - 1].baseURL
         let port = try #require(Int(url.split(separator: ":").last.map { $0.filter(\.isNumber) } ?? ""))
-        for scenario in ["csv_matches_json", "ndjson_matches_json", "negotiation", "tables_stream"] {
-            try run(scenario, port: port)
+        for scenario in [
+            "csv_matches_json", "ndjson_matches_json", "negotiation", "tables_stream", "error_midstream_http1",
+            "error_midstream_http2", "stream_timeout",
+        ] {
+            try run(scenario, port: port, cluster: true)
         }
     }
 }
