@@ -12,9 +12,9 @@ public final class HTTPBodyWriter: Sendable {
         self.sink = sink
     }
 
-    /// A writer that hands every piece to `sink` and never blocks: for running a producer outside a connection
-    /// (tests, tools).
-    public static func collecting(_ sink: @escaping @Sendable ([UInt8]) throws -> Void) -> HTTPBodyWriter {
+    /// A writer that hands every piece to `sink` (which may block, or pass the piece on to another writer): to run a
+    /// producer outside a connection (tests, tools) or to observe what it writes.
+    public static func forwarding(_ sink: @escaping @Sendable ([UInt8]) throws -> Void) -> HTTPBodyWriter {
         HTTPBodyWriter(sink: sink)
     }
 

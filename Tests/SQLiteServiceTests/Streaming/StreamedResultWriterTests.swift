@@ -34,7 +34,7 @@ import Testing
             )
         }
         let collected = Mutex<(bytes: [UInt8], writes: Int)>(([], 0))
-        let writer = HTTPBodyWriter.collecting { bytes in
+        let writer = HTTPBodyWriter.forwarding { bytes in
             collected.withLock {
                 $0.bytes += bytes
                 $0.writes += 1
@@ -101,6 +101,17 @@ import Testing
             #expect(answer.contentType == "application/json; charset=utf-8")
             #expect(answer.text.contains("integer overflow"))
         }
+    }
+
+    /// A streamed request is logged when its body ends: with the replacement's status when it answered with a JSON
+    /// error, with 200 and the bytes sent otherwise.
+    @Test func requestLog_hasTheStatusSentAndTheBytes() throws {
+        let fixture = try ServiceFixture()
+        _ = try query(fixture, #"{"sql": "SELECT * FROM nowhere"}"#, accept: "text/csv")
+        _ = try query(fixture, #"{"sql": "SELECT 1 AS a"}"#, accept: "text/csv")
+        let lines = fixture.logs.records.filter { $0.metadata["path"] == "/query" }
+        #expect(lines.map { $0.metadata["status"] } == ["400", "200"])
+        #expect(lines.last?.metadata["bytes"] == "6")
     }
 
     /// After the head, NDJSON ends with the error line; CSV's producer throws (the server cuts the response).
