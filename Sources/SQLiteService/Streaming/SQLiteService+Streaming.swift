@@ -6,9 +6,10 @@ import Synchronization
 extension SQLiteService {
     /// The format `request` asks for by its `Accept` field (``ResultFormat/negotiate(accept:)``).
     static func resultFormat(of request: HTTPRequest) throws(APIError) -> ResultFormat {
+        // Most requests send none: JSON without collecting the fields (this runs for every `/query`).
+        guard request.headers["accept"] != nil else { return .json }
         let accept = request.headers.values(for: "accept")
-        // Most requests send none, or `*/*` (curl): JSON without parsing.
-        if accept.isEmpty || (accept.count == 1 && accept[0] == "*/*") { return .json }
+        if accept.count == 1 && accept[0] == "*/*" { return .json }
         return try ResultFormat.negotiate(accept: accept)
     }
 
