@@ -101,6 +101,14 @@ struct StreamingTests {
         try run("stream_timeout", on: server)
     }
 
+    /// `limits.stream_timeout_ms` (500 ms here) is the stream's own limit, the rows-per-response limit none.
+    @Test func streamTimeout_fromTheConfiguration() throws {
+        let (server, directory) = try start(["SQLITED_LIMITS_STREAM_TIMEOUT_MS": "500"])
+        defer { _ = server.kill() }
+        _ = directory
+        try run("stream_timeout_config", on: server)
+    }
+
     /// `Accept` negotiation with q-values (RFC 9110 §12.5.1) on `/query` and the Tables list: ties to JSON,
     /// wildcards, case, several fields, malformed fields disregarded, 406 `NOT_ACCEPTABLE`; other endpoints ignore
     /// `Accept`; `params_batch`, `_count` and errors found before the first byte are the ordinary JSON errors.

@@ -416,16 +416,27 @@ def scenario_disconnect_frees_reader():
         check(metric("sqlited_stream_readers_held") == 0, f"{protocol}: a reader is still held")
 
 
-def scenario_stream_timeout():
+def scenario_stream_timeout(options=None):
     """timeout_ms lowers limits.stream_timeout_ms: NDJSON ends with a TIMEOUT line, CSV is cut."""
+    options = {"timeout_ms": 300} if options is None else options
     for accept in ("application/x-ndjson", "text/csv"):
-        status, _, content, complete = query(BIG_SQL, accept=accept, timeout_ms=300)
+        status, _, content, complete = query(BIG_SQL, accept=accept, **options)
         check(status == 200, f"{accept}: {status}")
         if accept == "text/csv":
             check(not complete, "CSV past its time limit ended with its last chunk")
         else:
             last = json.loads(content.decode().split("\n")[-2])
             check(complete and last.get("error", {}).get("code") == "TIMEOUT", f"NDJSON last line {last}")
+
+
+def scenario_stream_timeout_config():
+    """Run with limits.stream_timeout_ms = 500: the same without timeout_ms; the statement time limit (5 s) does not
+    apply to a stream, nor does the rows-per-response limit."""
+    scenario_stream_timeout({})
+    status, _, content, complete = query(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 150000) SELECT x FROM c",
+        accept="application/x-ndjson")
+    check(complete and content.endswith(b'{"rows":150000}\n'), f"150,000 rows: {content[-40:]!r}")
 
 
 NEGOTIATION = [
