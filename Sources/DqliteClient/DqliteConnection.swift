@@ -170,6 +170,59 @@ public final class DqliteConnection {
         return try outcome.get()
     }
 
+    /// QUERY_SQL whose ROWS parts are handed to `eachPart` as they arrive, none gathered: for a result sent on as it
+    /// is read. While `eachPart` runs (it may block) the rest of the result waits on the leader, whose statement
+    /// (and read transaction) stays open; the size limit is then that of one message. Each read waits until
+    /// `deadline`.
+    ///
+    /// - Throws: `DqliteError` as ``query(sql:parameters:database:deadline:)`` (a FAILURE part way, after some
+    ///   parts, leaves the connection in step), or what `eachPart` throws: the connection is then closed (the rest
+    ///   of the result is still on its way).
+    public func query(
+        sql: String,
+        parameters: [DqliteValue] = [],
+        database: UInt32,
+        deadline: ContinuousClock.Instant,
+        eachPart: (DqliteRows) throws -> Void
+    ) throws {
+        let request = DqliteRequest.querySQL(database: database, sql: sql, parameters: parameters)
+        let message = try request.encoded()
+        let socket = try openSocket()
+        var columns: [String]?
+        do {
+            try socket.write(message, deadline: deadline)
+            while true {
+                let (response, _) = try readResponse(from: socket, deadline: deadline)
+                switch response {
+                case .rows(let part):
+                    if let columns {
+                        guard columns == part.columns else {
+                            throw DqliteError.violation("a ROWS part changed the columns of its result set")
+                        }
+                    } else {
+                        columns = part.columns
+                    }
+                    try eachPart(part)
+                    if !part.hasMore { return }
+                case .failure(let code, let failureMessage):
+                    // The query ended on the server (a step failed): the connection is still in step.
+                    throw DqliteError(kind: .failure, code: code, message: failureMessage, sql: sql)
+                default:
+                    throw unexpected(response, to: request)
+                }
+            }
+        } catch let error as DqliteError where error.kind == .failure && error.sql == sql {
+            throw error
+        } catch {
+            close()
+            if var error = error as? DqliteError {
+                if error.sql == nil { error.sql = sql }
+                throw error
+            }
+            throw error
+        }
+    }
+
     private func openSocket() throws(DqliteError) -> TCPSocket {
         guard let socket else {
             throw DqliteError(

@@ -147,6 +147,63 @@ public final class ClusterClient: Sendable {
         }
     }
 
+    /// Runs one statement that reads (QUERY_SQL) on the leader and hands its rows to `eachPart` one ROWS part at a
+    /// time, as they arrive (none gathered), holding one leader connection until the last part. Finding the leader
+    /// is retried within the call timeout; the statement itself is sent once (a retry would deliver rows twice).
+    /// Every read waits until `deadline` (the caller's time limit for the whole result).
+    ///
+    /// - Throws: ``ClusterError`` (`.failure` when the leader refused the statement or a step failed part way,
+    ///   `.unavailable` when the connection broke, `.deadlineExceeded`), or what `eachPart` throws (the connection
+    ///   is then closed: the rest of the result was still on its way).
+    public func query(
+        _ sql: String,
+        parameters: [DqliteValue] = [],
+        deadline: ContinuousClock.Instant,
+        eachPart: (DqliteRows) throws -> Void
+    ) throws {
+        /// Why the request below stopped without an error of its own to report through `run`.
+        enum Stop {
+            case consumer(any Error)
+            case broken(DqliteError)
+        }
+        var stop: Stop?
+        var delivered = false
+        do {
+            try run(sql: sql, isWrite: false, callerDeadline: deadline) { (pooled) throws(DqliteError) -> Void in
+                do {
+                    try pooled.connection.query(
+                        sql: sql,
+                        parameters: parameters,
+                        database: pooled.database,
+                        deadline: deadline
+                    ) { part in
+                        delivered = true
+                        do {
+                            try eachPart(part)
+                        } catch {
+                            stop = .consumer(error)
+                            throw error
+                        }
+                    }
+                } catch let error as DqliteError {
+                    guard delivered, error.kind != .failure else { throw error }
+                    // Rows went out already: no retry (it would send them again).
+                    stop = .broken(error)
+                    throw DqliteError(kind: .invalidArgument, message: "the streamed query stopped", sql: sql)
+                } catch {
+                    throw DqliteError(kind: .invalidArgument, message: "the streamed query stopped", sql: sql)
+                }
+            }
+        } catch {
+            switch stop {
+            case .consumer(let consumerError): throw consumerError
+            case .broken(let broken):
+                throw ClusterError(kind: .unavailable, code: broken.code, message: broken.description, sql: sql)
+            case nil: throw error
+            }
+        }
+    }
+
     /// Runs SQL that may write (EXEC_SQL) on the leader: rows affected and the last insert id. Retried only when
     /// it certainly did not reach the leader.
     ///

@@ -122,21 +122,23 @@ extension Connection {
         let started: (go: Bool, keepAlive: Bool, token: Int) = queue.sync {
             guard !closed else { return (false, false, 0) }
             let keepAlive = keepAlive && !shuttingDown && framing != .closeDelimited
-            enqueue(
-                ResponseHead.serialize(
-                    status: response.status,
-                    headers: response.headers,
-                    framing: framing,
-                    keepAlive: keepAlive,
-                    version: version,
-                    serverHeader: server.serverHeader,
-                    checked: &checkedFields
-                )
+            let head = ResponseHead.serialize(
+                status: response.status,
+                headers: response.headers,
+                framing: framing,
+                keepAlive: keepAlive,
+                version: version,
+                serverHeader: server.serverHeader,
+                checked: &checkedFields
             )
             if !hasContent || method == "HEAD" {
+                enqueue(head)
                 finishResponse(keepAlive: keepAlive)
                 return (false, keepAlive, 0)
             }
+            // The head leaves with the first piece, so that a producer that fails before it can still answer
+            // otherwise (HTTPResponseReplacement).
+            pendingStreamHead = head
             streamCount += 1
             activeStream = streamCount
             return (true, keepAlive, streamCount)
@@ -151,6 +153,10 @@ extension Connection {
                 // A writer kept by the producer past its return must not write into the next response.
                 activeStream = 0
                 guard !closed else { return }
+                if let head = pendingStreamHead {
+                    pendingStreamHead = nil
+                    append(head)
+                }
                 if chunked { enqueue(ResponseHead.lastChunk) }
                 finishResponse(keepAlive: started.keepAlive)
             }
@@ -158,6 +164,20 @@ extension Connection {
             queue.sync {
                 activeStream = 0
                 guard !closed else { return }
+                if let replacement = error as? HTTPResponseReplacement, pendingStreamHead != nil,
+                    case .bytes(let body) = replacement.response.body
+                {
+                    pendingStreamHead = nil
+                    respond(
+                        replacement.response,
+                        body: body,
+                        method: method,
+                        version: version,
+                        keepAlive: started.keepAlive
+                    )
+                    return
+                }
+                pendingStreamHead = nil
                 logger.warning("streamed response failed, closing", metadata: ["error": "\(error)"])
                 // The body cannot be completed correctly: a chunked body stays without its last chunk (the client
                 // sees it is truncated); a close-delimited body is reset, since a clean close would look complete.
@@ -169,12 +189,19 @@ extension Connection {
         }
     }
 
-    /// Queues one piece of a streamed body, blocking the calling (handler) thread while the output is over its bound.
+    /// Queues one piece of a streamed body (after the response's head, the first time), blocking the calling
+    /// (handler) thread while the output is over its bound.
     private func writeStreamPiece(_ bytes: [UInt8], stream: Int) throws {
         while true {
             let waiter: DispatchSemaphore? = try queue.sync {
-                guard !closed && !lingering && activeStream == stream else { throw HTTPServerError.connectionClosed }
+                guard !closed && !lingering && activeStream == stream else {
+                    throw stalledStream == stream ? HTTPServerError.streamStalled : HTTPServerError.connectionClosed
+                }
                 if pendingOutput <= limits.maxPendingOutput {
+                    if let head = pendingStreamHead {
+                        pendingStreamHead = nil
+                        append(head)
+                    }
                     enqueue(bytes)
                     updateTimer()
                     return nil

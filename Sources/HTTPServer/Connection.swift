@@ -16,6 +16,8 @@ final class Connection: @unchecked Sendable {
         case headDeadline
         case bodyInactivity
         case send
+        /// An HTTP/2 streamed body whose client stopped reading (``HTTPLimits/streamStallTimeout``).
+        case streamStall
         case linger
     }
 
@@ -85,6 +87,10 @@ final class Connection: @unchecked Sendable {
     /// The streamed response whose writer may write now (0: none); numbered by `streamCount`.
     var activeStream = 0
     var streamCount = 0
+    /// The head of the active streamed response until its first piece is sent.
+    var pendingStreamHead: [UInt8]?
+    /// The streamed response cut because its client stopped reading (0: none), so that its writer says so.
+    var stalledStream = 0
     var closed = false
     /// Close once the output is flushed (after an error, `Connection: close`, or during shutdown).
     var closing = false
@@ -317,7 +323,9 @@ final class Connection: @unchecked Sendable {
         var deadline = DispatchTime.distantFuture
         if pendingOutput > 0 {
             purpose = .send
-            deadline = lastWriteProgressAt + limits.sendTimeout.dispatchInterval
+            // While a body streams its producer holds resources (a database reader): the stall limit applies.
+            let timeout = activeStream != 0 ? limits.streamStallTimeout : limits.sendTimeout
+            deadline = lastWriteProgressAt + timeout.dispatchInterval
         } else if !inFlight && !closing {
             switch parser.phase {
             case .idle:
@@ -361,8 +369,15 @@ final class Connection: @unchecked Sendable {
             logger.debug("request timeout", metadata: ["phase": "\(timerPurpose)"])
             respondWithError(status: .requestTimeout, code: "REQUEST_TIMEOUT", message: "request not received in time")
             updateTimer()
+        case .streamStall:
+            break
         case .send:
-            logger.debug("client not reading its response, closing")
+            if activeStream != 0 {
+                logger.info("client stopped reading a streamed response, closing")
+                stalledStream = activeStream
+            } else {
+                logger.debug("client not reading its response, closing")
+            }
             close()
         case .linger:
             close()
@@ -399,6 +414,7 @@ final class Connection: @unchecked Sendable {
         closed = true
         drainWaiter?.signal()
         drainWaiter = nil
+        http2?.endAllStreamedBodies()
         output = []
         outputOffset = 0
         loop.deregister(fd, token: token)

@@ -22,6 +22,14 @@ public struct HTTPLimits: Sendable, Hashable {
     /// Longest time without any progress in sending a response to a client that does not read; then the
     /// connection is closed.
     public var sendTimeout: Duration = .seconds(60)
+    /// Longest time a streamed response's client may read nothing while output waits for it; then its connection is
+    /// closed (HTTP/2: its stream reset) and the producer's next write fails, so a stalled client holds its producer
+    /// (and whatever that holds: a database reader) no longer than this. Replaces ``sendTimeout`` while a body
+    /// streams.
+    public var streamStallTimeout: Duration = .seconds(30)
+    /// Bound on the bytes of one streamed HTTP/2 response waiting in the server for the client's flow-control window
+    /// (its producer's writer blocks above it); HTTP/1.1 bounds a stream by ``maxPendingOutput``.
+    public var maxStreamBuffer: Int = 64 * 1024
     /// Most open client connections; a connection beyond it gets 503 and is closed at once.
     public var maxConnections: Int = 1024
     /// Listen backlog passed to `listen(2)`.

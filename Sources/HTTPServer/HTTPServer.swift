@@ -114,7 +114,7 @@ public final class HTTPServer: Sendable {
         let shortest =
             [
                 limits.headTimeout, limits.bodyInactivityTimeout, limits.idleTimeout, limits.sendTimeout,
-                Connection.lingerTime,
+                limits.streamStallTimeout, Connection.lingerTime,
             ].min() ?? .seconds(1)
         return max(.milliseconds(10), min(.seconds(1), shortest / 4)).dispatchInterval
     }

@@ -13,6 +13,9 @@ public struct HTTPServerError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let invalidState = Code("invalidState")
         /// The client went away or the server is stopping; a streamed body cannot be sent.
         public static let connectionClosed = Code("connectionClosed")
+        /// The client read nothing of a streamed body for ``HTTPLimits/streamStallTimeout``: its connection was
+        /// closed (HTTP/2: its stream reset).
+        public static let streamStalled = Code("streamStalled")
 
         public var description: String { name }
     }
@@ -41,4 +44,5 @@ public struct HTTPServerError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     static let connectionClosed = HTTPServerError(code: .connectionClosed, message: "connection closed")
+    static let streamStalled = HTTPServerError(code: .streamStalled, message: "the client stopped reading the stream")
 }

@@ -194,6 +194,11 @@ extension APIError {
         APIError(status: 500, code: "INTERNAL", message: message)
     }
 
+    /// 406 `NOT_ACCEPTABLE`: the request's `Accept` allows none of the formats a result is sent in (RFC 9110 §15.5.7).
+    public static func notAcceptable(_ message: String) -> APIError {
+        APIError(status: 406, code: "NOT_ACCEPTABLE", message: message)
+    }
+
     /// 501 `NOT_IMPLEMENTED`: a transfer coding other than chunked (RFC 9112 §6.1).
     public static func notImplemented(_ message: String = "transfer coding not implemented") -> APIError {
         APIError(status: 501, code: "NOT_IMPLEMENTED", message: message)

@@ -29,6 +29,8 @@ public final class SQLiteService: HTTPHandler {
     let openAPIDocument: [UInt8]
     /// Groups concurrent write requests into one transaction (see ``GroupCommitOptions``).
     let groupCommitter = GroupCommitter()
+    /// Streamed responses in progress.
+    let streams = StreamCounter()
 
     /// Creates the service.
     ///

@@ -23,6 +23,9 @@ public struct ServiceLimits: Sendable, Hashable {
     /// with 400 `SQLITE_TOOBIG`. Without it, `SELECT zeroblob(10000000), …` with 2,000 columns, or many rows of
     /// them, would build gigabytes within the time limit.
     public var maxResponseBytes: Int = 64 * 1024 * 1024
+    /// Time one streamed response (NDJSON, CSV) may take, from the request to its last byte; past it NDJSON ends
+    /// with a `TIMEOUT` error line and CSV is cut. A request's `timeout_ms` may lower it.
+    public var streamTimeout: Duration = .seconds(300)
     /// Most parameter sets in one `params_batch`.
     public var maxBatchSize: Int = 100_000
     /// Most statements in one `/batch` or `/transaction` request.

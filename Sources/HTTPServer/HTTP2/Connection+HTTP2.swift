@@ -153,10 +153,9 @@ extension Connection {
         // Deferred answers hold no handler thread: no share to count.
         let deferred = server.handler.handleDeferred(request) { [self] response in
             guard case .bytes(let bytes) = response.body else {
-                // A producer may block: collect it on a handler thread, not on the thread that answered.
+                // A producer may block: it runs on a handler thread, not on the thread that answered.
                 server.handlerPool.submit { [self] in
-                    let body = Self.wholeBody(of: response)
-                    queue.async { [self] in answerHTTP2(response, body: body, method: method, streamID: streamID) }
+                    streamHTTP2(response, method: method, streamID: streamID)
                 }
                 return
             }
@@ -171,24 +170,21 @@ extension Connection {
         http2OnHandlerThreads += 1
         server.handlerPool.submit { [self] in
             let response = server.handler.handle(request)
-            let body = Self.wholeBody(of: response)
+            if case .bytes(let body) = response.body {
+                queue.async { [self] in
+                    http2OnHandlerThreads -= 1
+                    startWaitingHTTP2Stream()
+                    deliverHTTP2(response, body: body, method: method, streamID: streamID)
+                }
+                return
+            }
+            // A streamed body keeps its handler thread (and its share of them) until its producer returns.
+            streamHTTP2(response, method: method, streamID: streamID)
             queue.async { [self] in
                 http2OnHandlerThreads -= 1
                 startWaitingHTTP2Stream()
-                answerHTTP2(response, body: body, method: method, streamID: streamID)
             }
         }
-    }
-
-    /// Delivers a response produced off the loop (on `queue`); a streamed body that failed resets the stream.
-    private func answerHTTP2(_ response: HTTPResponse, body: [UInt8]?, method: String, streamID: Int32) {
-        guard let body else {
-            logger.warning("streamed response failed, resetting the stream")
-            http2?.reset(streamID: streamID, code: 2)  // INTERNAL_ERROR
-            processInput()
-            return
-        }
-        deliverHTTP2(response, body: body, method: method, streamID: streamID)
     }
 
     /// Hands the oldest waiting stream that is still open to a handler thread.
@@ -200,27 +196,6 @@ extension Connection {
             dispatchHTTP2(request, streamID: streamID)
             return
         }
-    }
-
-    /// The body of `response`, whole (see ``collect(_:)``); nil when its producer threw.
-    private static func wholeBody(of response: HTTPResponse) -> [UInt8]? {
-        switch response.body {
-        case .bytes(let bytes): bytes
-        case .stream(let produce): collect(produce)
-        }
-    }
-
-    /// A streamed body, whole: on HTTP/2 the response is queued in the session and sent under flow control (the
-    /// service never streams; a handler that does is served correctly, buffered). Nil when the producer threw.
-    private static func collect(_ produce: @Sendable (HTTPBodyWriter) throws -> Void) -> [UInt8]? {
-        let collected = Mutex<[UInt8]>([])
-        let writer = HTTPBodyWriter { bytes in collected.withLock { $0 += bytes } }
-        do {
-            try produce(writer)
-        } catch {
-            return nil
-        }
-        return collected.withLock { $0 }
     }
 
     private func respondHTTP2(_ rejection: RequestParser.Rejection, streamID: Int32) {
@@ -255,6 +230,102 @@ extension Connection {
         }
         if !session.hasActiveStreams { idleSince = loop.now }
         if !collectingHTTP2Output { processInput() }
+    }
+
+    // MARK: - Streamed bodies (called on a handler thread)
+
+    /// Sends a streamed response on `streamID` as its producer writes it: HEADERS with the first piece (or a
+    /// replacement response when the producer throws ``HTTPResponseReplacement`` before writing), DATA frames under
+    /// the client's flow control through the stream's bounded buffer (``StreamedBody``), END_STREAM when the
+    /// producer returns; `RST_STREAM INTERNAL_ERROR` when it fails after its first piece, so a cut body is never
+    /// taken for a whole one.
+    private func streamHTTP2(_ response: HTTPResponse, method: String, streamID: Int32) {
+        guard case .stream(let produce) = response.body else { return }
+        if response.status.forbidsContent || method == "HEAD" {
+            queue.async { [self] in deliverHTTP2(response, body: [], method: method, streamID: streamID) }
+            return
+        }
+        let state = HTTP2StreamedResponse()
+        let writer = HTTPBodyWriter { [self] bytes in
+            try writeHTTP2StreamPiece(bytes, of: response, streamID: streamID, state: state)
+        }
+        do {
+            try produce(writer)
+            queue.sync {
+                guard !closed, let session = http2 else { return }
+                if state.body == nil {
+                    deliverHTTP2(response, body: [], method: method, streamID: streamID)
+                    return
+                }
+                session.finishStreamed(streamID)
+                processInput()
+            }
+        } catch {
+            queue.sync {
+                guard !closed, let session = http2 else { return }
+                if state.body == nil, let replacement = error as? HTTPResponseReplacement,
+                    case .bytes(let body) = replacement.response.body
+                {
+                    deliverHTTP2(replacement.response, body: body, method: method, streamID: streamID)
+                    return
+                }
+                if state.body?.ended == nil {
+                    logger.warning("streamed response failed, resetting the stream", metadata: ["error": "\(error)"])
+                    session.reset(streamID: streamID, code: 2)  // INTERNAL_ERROR
+                }
+                processInput()
+            }
+        }
+    }
+
+    /// Queues one piece of a streamed body on its stream (its HEADERS first, the first time), blocking the calling
+    /// (handler) thread while the stream's buffer is over ``HTTPLimits/maxStreamBuffer``.
+    private func writeHTTP2StreamPiece(
+        _ bytes: [UInt8],
+        of response: HTTPResponse,
+        streamID: Int32,
+        state: HTTP2StreamedResponse
+    ) throws {
+        while true {
+            let waiter: DispatchSemaphore? = try queue.sync {
+                guard !closed, let session = http2 else { throw HTTPServerError.connectionClosed }
+                if state.body == nil {
+                    let serverHeader = server.serverHeader
+                    let body: StreamedBody?
+                    do throws(HTTP2Session.ProtocolError) {
+                        body = try session.respondStreamed(
+                            streamID: streamID,
+                            status: Int(response.status.code),
+                            now: loop.now.uptimeNanoseconds
+                        ) { fields in
+                            fields.appendDate()
+                            fields.appendFields(of: response.headers, server: serverHeader)
+                        }
+                    } catch {
+                        logger.debug(
+                            "cannot queue an HTTP/2 response, closing",
+                            metadata: ["nghttp2_error": "\(error.code)"]
+                        )
+                        close()
+                        throw HTTPServerError.connectionClosed
+                    }
+                    guard let body else { throw HTTPServerError.connectionClosed }
+                    state.body = body
+                }
+                guard let body = state.body else { throw HTTPServerError.connectionClosed }
+                if let ended = body.ended { throw ended }
+                if body.pending <= limits.maxStreamBuffer {
+                    session.appendStreamed(bytes, to: streamID, now: loop.now.uptimeNanoseconds)
+                    if !collectingHTTP2Output { processInput() }
+                    return nil
+                }
+                let semaphore = DispatchSemaphore(value: 0)
+                body.waiter = semaphore
+                return semaphore
+            }
+            guard let waiter else { return }
+            waiter.wait()
+        }
     }
 
     // MARK: - Driving the session
@@ -306,6 +377,15 @@ extension Connection {
     // MARK: - Timers
 
     func updateHTTP2Timer(_ session: HTTP2Session) {
+        if let progress = session.oldestStreamedProgress {
+            let stallDeadline =
+                DispatchTime(uptimeNanoseconds: progress) + limits.streamStallTimeout.dispatchInterval
+            let sendDeadline = lastWriteProgressAt + limits.sendTimeout.dispatchInterval
+            if pendingOutput == 0 || stallDeadline < sendDeadline {
+                setTimer(.streamStall, stallDeadline)
+                return
+            }
+        }
         if pendingOutput > 0 {
             setTimer(.send, lastWriteProgressAt + limits.sendTimeout.dispatchInterval)
         } else if let oldest = session.oldestIncomingActivity {
@@ -343,6 +423,15 @@ extension Connection {
                 )
             }
             processHTTP2(session)
+        case .streamStall:
+            let cutoff = DispatchTime.now() - limits.streamStallTimeout.dispatchInterval
+            for streamID in session.resetStalledStreamedBodies(before: cutoff.uptimeNanoseconds + 1) {
+                logger.info(
+                    "client stopped reading a streamed response, resetting the stream",
+                    metadata: ["stream": "\(streamID)"]
+                )
+            }
+            processHTTP2(session)
         case .send:
             logger.debug("client not reading its HTTP/2 responses, closing")
             close()
@@ -350,4 +439,12 @@ extension Connection {
             close()
         }
     }
+}
+
+/// What a streamed HTTP/2 response's writer knows across its pieces: the stream's body once its HEADERS are queued.
+///
+/// `@unchecked Sendable`: read and written only on the connection's queue (the writer reaches it through
+/// `queue.sync`).
+final class HTTP2StreamedResponse: @unchecked Sendable {
+    var body: StreamedBody?
 }

@@ -64,19 +64,21 @@ final class HTTP2Session {
         }
     }
 
-    private var session: OpaquePointer?
+    private(set) var session: OpaquePointer?
     /// The session's memory; outlives it (see `deinit`).
     private let allocator: HTTP2Allocator
-    private let limits: HTTPLimits
+    let limits: HTTPLimits
     private var incoming = StreamTable<IncomingStream>()
     /// The stream whose header block is being received: libnghttp2 delivers a block's fields one after the other,
     /// so each field finds its stream here rather than by hashing its id.
     private var receivingHeaders: (streamID: Int32, stream: IncomingStream)?
     /// Streams handed to the handler and not answered yet.
-    private(set) var answering = StreamTable<Void>()
+    var answering = StreamTable<Void>()
     /// Response bodies not yet handed to libnghttp2 as DATA frames: the data provider reads from here as the
     /// peer's flow-control window allows.
     private var pendingBodies = StreamTable<ArraySlice<UInt8>>()
+    /// Response bodies still being produced (``respondStreamed(streamID:status:fields:now:)``).
+    var streamedBodies = StreamTable<StreamedBody>()
     /// The strings of the last request's header values, reused when the next request sends the same.
     private var values = RecentLines<String>()
     /// The last request header block taken whole and within the limits; a block of the very same field buffers
@@ -94,7 +96,7 @@ final class HTTP2Session {
     /// The serial of the last head remembered (``HTTP2RequestHead/serial``).
     private var blockSerial: UInt64 = 0
     /// The header block of the response being submitted, reused.
-    private let responseFields = HTTP2ResponseFields()
+    let responseFields = HTTP2ResponseFields()
     /// The concurrent stream limit and the stream id rules libnghttp2 leaves to the server.
     private var admission: StreamAdmission
     /// Set when a HEADERS frame named a skipped stream id: the read stops there, the session ends with GOAWAY
@@ -184,7 +186,7 @@ final class HTTP2Session {
         nghttp2_session_del(session)
     }
 
-    private static func from(_ user: UnsafeMutableRawPointer?) -> HTTP2Session? {
+    static func from(_ user: UnsafeMutableRawPointer?) -> HTTP2Session? {
         user.map { Unmanaged<HTTP2Session>.fromOpaque($0).takeUnretainedValue() }
     }
 
@@ -274,6 +276,7 @@ final class HTTP2Session {
             if session.matchingStreamID == streamID { session.matchingStreamID = 0 }
             session.incoming[streamID] = nil
             session.pendingBodies[streamID] = nil
+            session.endStreamedBody(streamID, HTTPServerError.connectionClosed)
             session.answering.remove(streamID)
             session.admission.closed(streamID)
             return 0
@@ -545,7 +548,7 @@ final class HTTP2Session {
 
     /// Streams whose request is still arriving or being answered, or whose response is still being sent.
     var hasActiveStreams: Bool {
-        !incoming.isEmpty || !answering.isEmpty || !pendingBodies.isEmpty
+        !incoming.isEmpty || !answering.isEmpty || !pendingBodies.isEmpty || !streamedBodies.isEmpty
     }
 
     /// False once the session has nothing more to read or write (after a GOAWAY both ways, or a fatal error).
@@ -638,12 +641,15 @@ final class HTTP2Session {
         return true
     }
 
-    private func readBody(
+    func readBody(
         streamID: Int32,
         into buffer: UnsafeMutablePointer<UInt8>,
         capacity: Int,
         flags: UnsafeMutablePointer<UInt32>
     ) -> Int {
+        if let streamed = streamedBodies[streamID] {
+            return readStreamed(streamed, streamID: streamID, into: buffer, capacity: capacity, flags: flags)
+        }
         let remaining = pendingBodies[streamID] ?? []
         let count = min(capacity, remaining.count)
         remaining.prefix(count).withUnsafeBytes { source in
@@ -662,6 +668,7 @@ final class HTTP2Session {
     /// Resets a stream (`RST_STREAM` with `code`, an `nghttp2_error_code`).
     func reset(streamID: Int32, code: UInt32) {
         answering.remove(streamID)
+        endStreamedBody(streamID, HTTPServerError.connectionClosed)
         admission.didReset(streamID)
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, code)
     }

@@ -83,11 +83,28 @@ public struct RecordQuery: Sendable {
     /// cursors from: ``SelectStatement/sortKeyIndices``), in the page's order (reversed for a page `before` a row:
     /// the caller reverses the rows back).
     public func selectStatement() -> SelectStatement {
+        selectStatement(reversingBefore: true)
+    }
+
+    /// The `SELECT` of a streamed list: ``outputColumns`` only, in the list's order whatever the position's direction
+    /// (the rows before a cursor's row come in the list's order too), with ``limit`` if any.
+    public func streamStatement() -> SelectStatement {
+        var query = self
+        query.streamsOutputOnly = true
+        return query.selectStatement(reversingBefore: false)
+    }
+
+    /// Set by ``streamStatement()``: sort keys outside the output are ordered by, not selected.
+    private var streamsOutputOnly = false
+
+    private func selectStatement(reversingBefore: Bool) -> SelectStatement {
         var selected = outputColumns
         var sortKeyIndices: [Int] = []
         for key in sortKeys {
             if let index = selected.firstIndex(where: { RecordTable.sameIdentifier($0, key.column) }) {
                 sortKeyIndices.append(index)
+            } else if streamsOutputOnly {
+                continue
             } else {
                 sortKeyIndices.append(selected.count)
                 selected.append(key.column)
@@ -100,7 +117,7 @@ public struct RecordQuery: Sendable {
             conditions.append(keysetCondition(position, &arguments))
         }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        let reverse = position?.direction == .before
+        let reverse = reversingBefore && position?.direction == .before
         sql +=
             " ORDER BY "
             + sortKeys.map { key in

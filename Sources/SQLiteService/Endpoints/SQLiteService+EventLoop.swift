@@ -20,7 +20,9 @@ extension SQLiteService {
     /// ``eventLoopBudget``; nil when no reader is free, the budget ran out first, or the body is larger than
     /// ``eventLoopBodyLimit``.
     func queryOnEventLoop(_ httpRequest: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse? {
-        guard httpRequest.body.count <= Self.eventLoopBodyLimit else { return nil }
+        // A streamed result is sent from a handler thread (its writer blocks while the client reads).
+        guard httpRequest.body.count <= Self.eventLoopBodyLimit, try Self.resultFormat(of: httpRequest) == .json
+        else { return nil }
         let metrics = settings.options.metrics
         var (request, context) = try Self.decodeQuery(httpRequest.body, limits: settings.limits)
         let requestDeadline = context.deadline

@@ -3,8 +3,17 @@ import SQLiteEngine
 
 extension SQLiteService {
     /// `POST /query` on a handler thread: one read-only statement, on a reader or on the cluster's leader.
+    /// The result is JSON, or streamed when `Accept` asks for NDJSON or CSV (``streamedResponse``).
     func queryResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
+        let format = try Self.resultFormat(of: request)
         var (query, context) = try Self.decodeQuery(request.body, limits: settings.limits)
+        guard format == .json else {
+            if case .batch = query.statement.parameters {
+                throw .invalidRequest("a streamed /query takes no params_batch: send each set as its own /query")
+            }
+            let streaming = RequestContext(streaming: query.options, limits: settings.limits)
+            return streamedResponse(format, statement: query.statement, context: streaming, settings: settings)
+        }
         return Self.jsonResponse(try store.query(query, context: &context, metrics: settings.options.metrics))
     }
 

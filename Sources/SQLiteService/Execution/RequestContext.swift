@@ -35,6 +35,18 @@ struct RequestContext {
         self.maxResponseBytes = limits.maxResponseBytes
     }
 
+    /// The context of a streamed result (`../shared/API.md`, "Streaming results"): read-only, the rows-per-response
+    /// limit left out (only the request's own `max_rows` counts), the time limit `limits.streamTimeout` (which the
+    /// request's `timeout_ms` may lower) for the whole response, and the response size limit applied to one row (the
+    /// stream's buffer is sent as it fills).
+    init(streaming options: RequestOptions, limits: ServiceLimits) {
+        self.init(options: options, limits: limits, allowsSavepoints: false, requiresReadOnly: true)
+        remainingRows = options.maxRows ?? .max
+        var timeout = limits.streamTimeout
+        if let requested = options.timeoutMs { timeout = min(.milliseconds(requested), timeout) }
+        deadline = created + timeout
+    }
+
     /// Throws `TIMEOUT` once the deadline has passed: SQLite's progress
     /// handler only looks at the clock every so many instructions, so a short
     /// statement started after the deadline could otherwise still run.

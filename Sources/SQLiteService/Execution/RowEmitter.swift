@@ -34,6 +34,15 @@ struct RowEmitter {
         }
     }
 
+    /// The statement's profile, read (once) without writing the header: for a streamed result, whose head its
+    /// writer makes (``StreamedResultWriter``). Call it after the statement's first step.
+    mutating func readProfile() -> StatementProfile {
+        if let profile { return profile }
+        let profile = StatementProfile.of(statement)
+        self.profile = profile
+        return profile
+    }
+
     /// Closes the rows array and adds `truncated` when rows were cut (writing the header first if no step ran).
     mutating func writeFooter(into out: inout JSONWriter) {
         writeHeaderIfNeeded(into: &out)

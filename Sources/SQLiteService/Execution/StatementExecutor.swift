@@ -86,6 +86,48 @@ struct StatementExecutor {
         }
     }
 
+    /// Runs `request` (a read-only statement with one set of parameters, or none) and streams its rows into `out` as
+    /// it steps: the head once the first step succeeded (until then a failure is the ordinary error), then a row at a
+    /// time, until the last row or `context.remainingRows` (the request's `max_rows`). The caller ends the stream.
+    ///
+    /// - Throws: `APIError`; after `out` has started (``StreamedResultWriter/started``), the caller reports it in the
+    ///   stream or cuts it.
+    func stream(
+        _ request: StatementRequest,
+        context: inout RequestContext,
+        into out: inout StreamedResultWriter
+    ) throws(APIError) {
+        try context.checkDeadline()
+        let arguments: StatementArguments
+        switch request.parameters {
+        case .none: arguments = .positional([])
+        case .positional(let values): arguments = .positional(values.map(\.databaseValue))
+        case .named(let pairs): arguments = try Self.namedArguments(pairs)
+        case .batch: throw .invalidRequest("a streamed result takes no params_batch")
+        }
+        let statement = try prepare(request.sql, context: context)
+        defer { statement.reset() }
+        var rows = RowEmitter(statement: statement, context: context)
+        var stepped = 0
+        do {
+            try statement.bind(arguments)
+            while true {
+                let hasRow = try statement.step()
+                // After the first step, as for the JSON result (a recompiled statement's columns).
+                if !out.started { try out.begin(rows.readProfile()) }
+                guard hasRow, context.remainingRows > 0 else { break }
+                try out.writeRow(statement, emitter: &rows)
+                context.remainingRows -= 1
+                stepped += 1
+                // The progress handler interrupts SQLite at the deadline; a client that reads slowly spends its time
+                // between steps, so the clock is read here too (every 256 rows: reading it costs ~25 ns).
+                if stepped & 255 == 0 { try context.checkDeadline() }
+            }
+        } catch {
+            throw APIError(error, db: db)
+        }
+    }
+
     // MARK: - Preparing
 
     private func prepare(_ sql: String, context: RequestContext) throws(APIError) -> Statement {

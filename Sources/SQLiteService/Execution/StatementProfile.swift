@@ -12,6 +12,8 @@ final class StatementProfile {
     /// The policy's reason when the statement is a `VACUUM` (refused by the policy in every case), else nil.
     let vacuumDenial: String?
     let columnCount: Int
+    /// The result columns' names.
+    let columnNames: [String]
     /// `"columns":[…],"types":[…],"rows":[` — empty when the statement has no result columns.
     let header: [UInt8]
     /// For each column, `"name":` for the columns a row object carries (the last of each name), else nil.
@@ -27,6 +29,7 @@ final class StatementProfile {
         vacuumDenial = SQLPolicy.vacuumDenial(statement.sql)
         columnCount = statement.columnCount
         let names = statement.columnNames
+        columnNames = names
         let layout = ObjectRowLayout(columnNames: names)
         objectKeys = names.indices.map { index in
             guard layout.writesColumn[index] else { return nil }

@@ -44,6 +44,18 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Ends a line of NDJSON: `\n`, after which the next value starts a new document (no comma before it).
+    public mutating func endLine() {
+        bytes.append(UInt8(ascii: "\n"))
+        needsComma = false
+    }
+
+    /// Appends bytes that are not JSON (a CSV record's) through `body`; the next value needs no comma.
+    public mutating func appendRaw(_ body: (inout [UInt8]) -> Void) {
+        body(&bytes)
+        needsComma = false
+    }
+
     @inline(__always)
     private mutating func beginValue() {
         if needsComma { bytes.append(UInt8(ascii: ",")) }

@@ -34,8 +34,10 @@ extension SQLiteService {
 
     /// Records a finished request in the metrics and writes its one log line.
     ///
-    /// - Parameter errorCode: The API error code when the handler threw one; otherwise the code is read from an
-    ///   error body the endpoint wrote itself (a failed `/batch`).
+    /// - Parameters:
+    ///   - errorCode: The API error code when the handler threw one; otherwise the code is read from an error body
+    ///     the endpoint wrote itself (a failed `/batch`).
+    ///   - streamedBytes: The bytes of a streamed body, counted as it was sent.
     func observe(
         _ request: HTTPRequest,
         endpoint: ServiceEndpoint,
@@ -43,13 +45,14 @@ extension SQLiteService {
         errorCode: String?,
         tokenName: String? = nil,
         duration: Duration,
-        options: ServiceOptions
+        options: ServiceOptions,
+        streamedBytes: Int? = nil
     ) {
         let status = Int(response.status.code)
         let bytes: Int?
         switch response.body {
         case .bytes(let body): bytes = body.count
-        case .stream: bytes = nil
+        case .stream: bytes = streamedBytes
         }
         let nanoseconds = duration.clampedNanoseconds
         if let metrics = options.metrics {

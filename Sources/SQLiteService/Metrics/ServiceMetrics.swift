@@ -29,6 +29,7 @@ import Darwin
 /// | `sqlited_group_commits_total` | counter | | write groups committed (one `COMMIT`, one fsync each) |
 /// | `sqlited_group_commit_requests` | histogram | | requests per committed group |
 /// | `sqlited_group_commit_duration_seconds` | histogram | | time the group's `COMMIT` took (its fsync) |
+/// | `sqlited_streams_open`, `sqlited_stream_readers_held`, `sqlited_stream_rows_total`, `sqlited_stream_stalls_total` | | | streamed responses (``StreamMetrics``) |
 ///
 /// In cluster mode, also the series of ``ClusterMetrics`` (role, leader changes, retries, wire round trips).
 ///
@@ -53,6 +54,8 @@ public final class ServiceMetrics: Sendable {
     private let walSize: CoreMetrics.Gauge
     /// Checkpoints, `VACUUM` and `PRAGMA optimize` runs.
     let maintenance: MaintenanceMetrics
+    /// Streamed responses.
+    let streams: StreamMetrics
     let groupCommits: CoreMetrics.Counter
     let groupCommitRequests: CoreMetrics.Recorder
     let groupCommitDuration: CoreMetrics.Timer
@@ -97,6 +100,7 @@ public final class ServiceMetrics: Sendable {
         databaseSize = CoreMetrics.Gauge(label: "sqlited_database_size_bytes", factory: factory)
         walSize = CoreMetrics.Gauge(label: "sqlited_wal_size_bytes", factory: factory)
         maintenance = MaintenanceMetrics(factory: factory)
+        streams = StreamMetrics(factory: factory)
         groupCommits = CoreMetrics.Counter(label: "sqlited_group_commits_total", factory: factory)
         groupCommitRequests = CoreMetrics.Recorder(label: "sqlited_group_commit_requests", factory: factory)
         groupCommitDuration = CoreMetrics.Timer(label: "sqlited_group_commit_duration_seconds", factory: factory)

@@ -49,6 +49,9 @@ final class Route: Sendable {
     let requestBody: String?
     /// The name of the success response body's schema.
     let responseBody: String
+    /// Whether the route streams its result as NDJSON or CSV when `Accept` asks for it (``ResultFormat``), and
+    /// answers 406 when `Accept` allows none of its formats.
+    let streamsResults: Bool
     let handle: Handler
     let onEventLoop: EventLoopHandler?
     let prepareWrite: WritePreparer?
@@ -62,6 +65,7 @@ final class Route: Sendable {
         availability: Availability = .everywhere,
         requestBody: String? = nil,
         responseBody: String,
+        streamsResults: Bool = false,
         handle: @escaping Handler,
         onEventLoop: EventLoopHandler? = nil,
         prepareWrite: WritePreparer? = nil
@@ -76,6 +80,7 @@ final class Route: Sendable {
         self.availability = availability
         self.requestBody = requestBody
         self.responseBody = responseBody
+        self.streamsResults = streamsResults
         self.handle = handle
         self.onEventLoop = onEventLoop
         self.prepareWrite = prepareWrite

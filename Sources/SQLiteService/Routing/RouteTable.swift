@@ -16,6 +16,7 @@ enum RouteTable {
             placement: .eventLoop,
             requestBody: "QueryRequest",
             responseBody: "Result",
+            streamsResults: true,
             handle: { service, request, settings throws(APIError) in try service.queryResponse(request, settings) },
             onEventLoop: { service, request, settings throws(APIError) in
                 try service.queryOnEventLoop(request, settings)
@@ -148,7 +149,7 @@ enum RouteTable {
             onEventLoop: { service, _, _ in service.openAPIResponse() }
         ),
         tablesRead(.tables, responseBody: "TableList"),
-        tablesRead(.tablesRows, responseBody: "RowPage"),
+        tablesRead(.tablesRows, responseBody: "RowPage", streamsResults: true),
         write(.tablesRows, ["POST", "DELETE"], requestBody: "RowsInsert", responseBody: "Changes") {
             service,
             request,
@@ -164,13 +165,18 @@ enum RouteTable {
     ]
 
     /// A Tables read: on the event loop when a reader is free at once and the work fits the budget.
-    private static func tablesRead(_ endpoint: ServiceEndpoint, responseBody: String) -> Route {
+    private static func tablesRead(
+        _ endpoint: ServiceEndpoint,
+        responseBody: String,
+        streamsResults: Bool = false
+    ) -> Route {
         Route(
             endpoint,
             ["GET"],
             role: .read,
             placement: .eventLoop,
             responseBody: responseBody,
+            streamsResults: streamsResults,
             handle: { service, request, settings throws(APIError) in try service.tablesReadResponse(request, settings)
             },
             onEventLoop: { service, request, settings throws(APIError) in

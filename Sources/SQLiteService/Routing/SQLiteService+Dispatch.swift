@@ -1,4 +1,5 @@
 public import HTTPServer
+import Synchronization
 
 /// The three doors of the HTTP server (``HTTPHandler``), each answering through ``RouteTable``: the same checks in
 /// the same order everywhere (the credentials in the query string, the token and its role, the route and its
@@ -102,8 +103,52 @@ extension SQLiteService {
         let settings = self.settings
         let endpoint = ServiceEndpoint(request)
         guard let handled = respond(request, endpoint, settings) else { return nil }
+        if case .stream(let produce) = handled.response.body, request.method != "HEAD" {
+            return observedStream(produce, handled, request, endpoint: endpoint, since: started, settings: settings)
+        }
         observe(request, endpoint: endpoint, handled: handled, since: started, options: settings.options)
         return handled.response
+    }
+
+    /// A streamed response observed when its body ends, not when the handler returns: the status is then the one
+    /// sent (a replacement's, when the producer answered with a JSON error before its first byte), the duration
+    /// covers the whole body, and the log line counts its bytes.
+    private func observedStream(
+        _ produce: @escaping @Sendable (HTTPBodyWriter) throws -> Void,
+        _ handled: ServiceResponse,
+        _ request: HTTPRequest,
+        endpoint: ServiceEndpoint,
+        since started: ContinuousClock.Instant,
+        settings: ServiceSettings
+    ) -> HTTPResponse {
+        var response = handled.response
+        response.body = .stream { [self] writer in
+            let sent = Mutex(0)
+            let counting = HTTPBodyWriter.forwarding { bytes in
+                try writer.write(bytes)
+                sent.withLock { $0 += bytes.count }
+            }
+            var answered = handled
+            defer {
+                observe(
+                    request,
+                    endpoint: endpoint,
+                    response: answered.response,
+                    errorCode: answered.errorCode,
+                    tokenName: answered.tokenName,
+                    duration: ContinuousClock.now - started,
+                    options: settings.options,
+                    streamedBytes: sent.withLock { $0 }
+                )
+            }
+            do {
+                try produce(counting)
+            } catch let replacement as HTTPResponseReplacement {
+                answered.response = replacement.response
+                throw replacement
+            }
+        }
+        return response
     }
 
     /// The route of `request`, after the checks every door makes in this order: the credentials (`tokenName` is

@@ -59,7 +59,8 @@ struct ClusterRowWriter {
         }
     }
 
-    private func writeRow(_ row: [DqliteValue], into out: inout JSONWriter) throws(APIError) {
+    /// Writes one row (object or array as the request's shape says); also a streamed result's NDJSON line.
+    func writeRow(_ row: [DqliteValue], into out: inout JSONWriter) throws(APIError) {
         let count = min(row.count, profile.columnCount)
         switch shape {
         case .arrays:

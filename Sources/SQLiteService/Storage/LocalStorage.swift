@@ -94,6 +94,23 @@ struct LocalStorage: Storage {
         }
     }
 
+    /// The statement runs on a reader taken from the pool for the whole stream, in its own read transaction (one
+    /// statement, one snapshot), with the stream's deadline on its progress handler.
+    func streamQuery(
+        _ statement: StatementRequest,
+        context: inout RequestContext,
+        metrics: ServiceMetrics?,
+        into out: inout StreamedResultWriter
+    ) throws(APIError) {
+        try onReader(metrics: metrics, isolation: .statement) { db throws(APIError) in
+            try db.withRequestDeadline(context.deadline) { () throws(APIError) in
+                try StatementExecutor(db: db).stream(statement, context: &context, into: &out)
+            }
+        }
+    }
+
+    var streamReaders: Int? { pool.poolConfiguration.maximumReaderCount }
+
     func readSchema(
         metrics: ServiceMetrics?,
         _ body: (Database) throws(APIError) -> [UInt8]

@@ -15,6 +15,20 @@ protocol Storage: Sendable {
         metrics: ServiceMetrics?
     ) throws(APIError) -> [UInt8]
 
+    /// Runs a read-only statement (one set of parameters) whose result is streamed: its rows go to `out` as they are
+    /// read, on a reader (locally) or a leader connection (on a cluster) held until the last row is taken, under
+    /// `context`'s deadline and row count. The caller writes the stream's end (``SQLiteService/streamedResponse``).
+    func streamQuery(
+        _ statement: StatementRequest,
+        context: inout RequestContext,
+        metrics: ServiceMetrics?,
+        into out: inout StreamedResultWriter
+    ) throws(APIError)
+
+    /// Whether a streamed result holds one of the storage's readers until its last row (the local reader pool),
+    /// so that streams can starve other reads of readers; the number of readers is given.
+    var streamReaders: Int? { get }
+
     /// Runs `body` on a database whose schema is the storage's: a reader in one read transaction, or this node's
     /// copy of the cluster leader's schema, brought up to date first.
     func readSchema(

@@ -17,7 +17,12 @@ extension SQLiteService {
 
     /// A Tables read (`GET` under `/tables`) on a handler thread.
     func tablesReadResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
-        let read = try tablesRead(Self.tablesRoute(request), request, limits: settings.limits)
+        let route = try Self.tablesRoute(request)
+        if case .rows(let name) = route {
+            let format = try Self.resultFormat(of: request)
+            if format.isStreamed { return try streamedRows(name, request, format: format, settings: settings) }
+        }
+        let read = try tablesRead(route, request, limits: settings.limits)
         return Self.jsonResponse(try store.readRecords(metrics: settings.options.metrics, read))
     }
 
@@ -30,6 +35,8 @@ extension SQLiteService {
     /// (``handle(_:)`` answers, waiting where it may).
     func tablesReadOnEventLoop(_ request: HTTPRequest, settings: ServiceSettings) throws(APIError) -> HTTPResponse? {
         let route = try Self.tablesRoute(request)
+        // A streamed list is sent from a handler thread (its writer blocks while the client reads).
+        if case .rows = route, try Self.resultFormat(of: request) != .json { return nil }
         if let answer = try tableRowOnEventLoop(route, request, settings: settings) { return answer }
         guard request.body.count <= Self.eventLoopBodyLimit else { return nil }
         let read = try tablesRead(route, request, limits: settings.limits)

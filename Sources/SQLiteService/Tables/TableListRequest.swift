@@ -15,6 +15,8 @@ struct TableListRequest {
     var int64AsString = false
     var after: String?
     var before: String?
+    /// Whether `_limit` was given (a streamed list has no limit otherwise).
+    var hasLimit = false
 
     /// The options a list takes; `/count` and `DELETE` take none of them.
     static let listOptions: Set<String> = [
@@ -86,6 +88,7 @@ struct TableListRequest {
                 throw .invalidRequest("_limit must be a whole number of at least 1")
             }
             query.limit = min(limit, maxRows)
+            hasLimit = true
         case "_after":
             after = value
         case "_before":

@@ -120,6 +120,13 @@ struct DaemonConfiguration: Sendable, Equatable {
                 range: 100...3_600_000
             )
         )
+        http.streamStallTimeout = .milliseconds(
+            try values.int(
+                "limits.stream_stall_timeout_ms",
+                default: Self.milliseconds(http.streamStallTimeout),
+                range: 100...3_600_000
+            )
+        )
         http.maxConnections = try values.int(
             "limits.max_connections",
             default: http.maxConnections,
@@ -134,6 +141,13 @@ struct DaemonConfiguration: Sendable, Equatable {
                 "limits.statement_timeout_ms",
                 default: Self.milliseconds(service.statementTimeout),
                 range: 1...3_600_000
+            )
+        )
+        service.streamTimeout = .milliseconds(
+            try values.int(
+                "limits.stream_timeout_ms",
+                default: Self.milliseconds(service.streamTimeout),
+                range: 1...86_400_000
             )
         )
         service.maxSQLLength = Int32(

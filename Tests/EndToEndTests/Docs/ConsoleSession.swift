@@ -118,7 +118,9 @@ final class ConsoleSession {
             }
         }
         for (shown, actual) in mapped { output = output.replacingOccurrences(of: actual, with: shown) }
-        var lines = output.components(separatedBy: "\n")
+        // A terminal shows a CSV record's CRLF as a line end, as the page does (and "\r\n" is one Character, which
+        // splitting at "\n" would not cut).
+        var lines = output.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n")
         while lines.last == "" { lines.removeLast() }
         return lines
     }

@@ -68,6 +68,25 @@ import Testing
         #expect((query["responses"] as? [String: Any])?["503"] != nil)
     }
 
+    /// The routes that stream (`POST /query`, `GET /tables/{table}/rows`) list NDJSON and CSV beside JSON, and 406;
+    /// the others list JSON only, and no 406.
+    @Test func streamingRoutes_listTheirFormatsAnd406() throws {
+        let paths = try #require(try Self.document()["paths"] as? [String: [String: [String: Any]]])
+        for (path, method) in [("/query", "post"), ("/tables/{table}/rows", "get")] {
+            let responses = try #require(paths[path]?[method]?["responses"] as? [String: Any])
+            let success = try #require(responses["200"] as? [String: Any])
+            let content = try #require(success["content"] as? [String: Any])
+            #expect(Set(content.keys) == ["application/json", "application/x-ndjson", "text/csv"], "\(path)")
+            #expect(responses["406"] != nil, "\(path)")
+        }
+        for (path, method) in [("/update", "post"), ("/tables/{table}/rows/{key}", "get"), ("/tables", "get")] {
+            let responses = try #require(paths[path]?[method]?["responses"] as? [String: Any])
+            let content = (responses["200"] as? [String: Any])?["content"] as? [String: Any]
+            #expect(content.map { Set($0.keys) } == ["application/json"], "\(path)")
+            #expect(responses["406"] == nil, "\(path)")
+        }
+    }
+
     /// Served without a token even when tokens are configured, as JSON.
     @Test func served_withoutAToken() throws {
         let fixture = try ServiceFixture()

@@ -80,6 +80,14 @@ enum APISchemas {
             "TransactionResults",
             ##"{"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/Result"}}}}"##
         ),
+        (
+            "NDJSONStream",
+            ##"{"type": "string", "description": "application/x-ndjson: a line {\"columns\": [...], \"types\": [...]}, a line per row (an object or an array, as shape says), then {\"rows\": n}, or {\"error\": {...}} when the statement failed after the first line."}"##
+        ),
+        (
+            "CSVStream",
+            ##"{"type": "string", "description": "text/csv; charset=utf-8; header=present (RFC 4180): a header record, a record per row, CRLF after each; NULL an empty unquoted field, empty text \"\", a BLOB in base64. An error after the first byte cuts the response."}"##
+        ),
     ]
 
     /// The Tables API's bodies.

@@ -5,6 +5,11 @@ enum OpenAPIDocument {
     /// The statuses every operation may answer with the error body (the contract's error table).
     static let errorStatuses = ["400", "401", "403", "404", "405", "408", "409", "413", "415", "431", "500", "503"]
 
+    /// What the success response of a streaming route adds to its description.
+    static let streamedDescription =
+        " With `Accept: application/x-ndjson` or `text/csv` the result is streamed as rows are read "
+        + "(API.md, Streaming results); 406 when Accept allows none of the three formats."
+
     /// The document for a server of `version`.
     static func make(version: String) -> [UInt8] {
         var writer = JSONWriter()
@@ -87,13 +92,18 @@ enum OpenAPIDocument {
         writer.beginObject()
         writer.key("200")
         let mediaType = route.responseBody == "PrometheusText" ? "text/plain" : "application/json"
+        // A route that streams (GET's routes serve HEAD too, but a streamed list is a GET) lists its formats.
+        let streamed =
+            route.streamsResults
+            ? ##", "application/x-ndjson": {"schema": \##(APISchemas.ref("NDJSONStream"))}, "text/csv": {"schema": \##(APISchemas.ref("CSVStream"))}"##
+            : ""
         writer.writeRaw(
             Array(
-                ##"{"description": "Success.", "content": {"\##(mediaType)": {"schema": \##(APISchemas.ref(route.responseBody))}}}"##
+                ##"{"description": "Success.\##(route.streamsResults ? Self.streamedDescription : "")", "content": {"\##(mediaType)": {"schema": \##(APISchemas.ref(route.responseBody))}\##(streamed)}}"##
                     .utf8
             )
         )
-        for status in errorStatuses {
+        for status in errorStatuses + (route.streamsResults ? ["406"] : []) {
             writer.key(status)
             writer.writeRaw(Array(##"{"$ref": "#/components/responses/Error"}"##.utf8))
         }
