@@ -29,6 +29,7 @@ import Darwin
 /// | `sqlited_group_commits_total` | counter | | write groups committed (one `COMMIT`, one fsync each) |
 /// | `sqlited_group_commit_requests` | histogram | | requests per committed group |
 /// | `sqlited_group_commit_duration_seconds` | histogram | | time the group's `COMMIT` took (its fsync) |
+/// | `sqlited_uptime_seconds` | gauge | | seconds since the service started (the console's status panel) |
 ///
 /// In cluster mode, also the series of ``ClusterMetrics`` (role, leader changes, retries, wire round trips).
 ///
@@ -51,6 +52,9 @@ public final class ServiceMetrics: Sendable {
     private let openConnections: CoreMetrics.Gauge
     private let databaseSize: CoreMetrics.Gauge
     private let walSize: CoreMetrics.Gauge
+    private let uptime: CoreMetrics.Gauge
+    /// When the metrics were made: with the service, as the daemon starts.
+    private let started = ContinuousClock.now
     /// Checkpoints, `VACUUM` and `PRAGMA optimize` runs.
     let maintenance: MaintenanceMetrics
     let groupCommits: CoreMetrics.Counter
@@ -96,6 +100,7 @@ public final class ServiceMetrics: Sendable {
         openConnections = CoreMetrics.Gauge(label: "sqlited_http_open_connections", factory: factory)
         databaseSize = CoreMetrics.Gauge(label: "sqlited_database_size_bytes", factory: factory)
         walSize = CoreMetrics.Gauge(label: "sqlited_wal_size_bytes", factory: factory)
+        uptime = CoreMetrics.Gauge(label: "sqlited_uptime_seconds", factory: factory)
         maintenance = MaintenanceMetrics(factory: factory)
         groupCommits = CoreMetrics.Counter(label: "sqlited_group_commits_total", factory: factory)
         groupCommitRequests = CoreMetrics.Recorder(label: "sqlited_group_commit_requests", factory: factory)
@@ -115,6 +120,8 @@ public final class ServiceMetrics: Sendable {
         }
         databaseSize.record(Self.fileSize(databasePath))
         walSize.record(Self.fileSize(databasePath + "-wal"))
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        uptime.record(Double(seconds) + Double(attoseconds) / 1e18)
         cluster.withLock { $0 }?.refresh()
         return registry.emitToBuffer()
     }

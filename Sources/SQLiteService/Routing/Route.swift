@@ -49,6 +49,9 @@ final class Route: Sendable {
     let requestBody: String?
     /// The name of the success response body's schema.
     let responseBody: String
+    /// Whether `GET /openapi.json` describes the route: false for the console's pages (issue #31), which are not
+    /// part of the API (HTML for a browser, not JSON for a client).
+    let isInAPIDocument: Bool
     let handle: Handler
     let onEventLoop: EventLoopHandler?
     let prepareWrite: WritePreparer?
@@ -62,6 +65,7 @@ final class Route: Sendable {
         availability: Availability = .everywhere,
         requestBody: String? = nil,
         responseBody: String,
+        isInAPIDocument: Bool = true,
         handle: @escaping Handler,
         onEventLoop: EventLoopHandler? = nil,
         prepareWrite: WritePreparer? = nil
@@ -76,6 +80,7 @@ final class Route: Sendable {
         self.availability = availability
         self.requestBody = requestBody
         self.responseBody = responseBody
+        self.isInAPIDocument = isInAPIDocument
         self.handle = handle
         self.onEventLoop = onEventLoop
         self.prepareWrite = prepareWrite
