@@ -18,8 +18,11 @@ const state = {
   canWrite: false,
 };
 
-/** Whether the token may write (edit and delete buttons). */
-export function setCanWrite(value) { state.canWrite = value; }
+/** Whether the token may write (edit and delete buttons); the rows shown are drawn again. */
+export function setCanWrite(value) {
+  state.canWrite = value;
+  if (state.table) renderRows();
+}
 
 /** Loads the list of tables and the schema's indexes. */
 export async function loadTables() {
