@@ -34,7 +34,7 @@ console-assets:
 # The console's pictures in docs/ (desktop and phone widths), taken by its browser test (chromium, selenium).
 screenshots:
 	$(SWIFT) build --build-tests
-	SQLITED_SCREENSHOTS="$(CURDIR)/docs" $(SWIFT) test --skip-build --filter ConsoleBrowserTests
+	CONSOLE_SCREENSHOTS="$(CURDIR)/docs" $(SWIFT) test --skip-build --filter ConsoleBrowserTests
 
 run:
 	$(SWIFT) run sqlited

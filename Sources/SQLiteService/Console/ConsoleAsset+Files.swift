@@ -266,6 +266,7 @@ extension ConsoleAsset {
             .grid td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
             .null { color: var(--muted); font-style: italic; }
             .empty { color: var(--muted); font-style: italic; }
+            .more { color: var(--muted); font-style: italic; margin-left: 0.25rem; }
             .blob { color: var(--muted); }
             .blob button { margin-left: 0.25rem; padding: 0 0.3rem; font-size: 0.8rem; }
             .grid td.actions { white-space: nowrap; }
@@ -362,6 +363,9 @@ extension ConsoleAsset {
               return (count / 1024 / 1024).toFixed(1) + ' MiB';
             }
 
+            /** The characters of a text shown in a grid cell. */
+            const shownText = 200;
+
             /** A value as a table cell: NULL and empty text told apart, numbers exact, a blob as its size and a download. */
             export function valueCell(value, fileName) {
               const cell = el('td');
@@ -369,7 +373,11 @@ extension ConsoleAsset {
                 cell.append(el('span', { class: 'null', title: 'NULL' }, 'NULL'));
               } else if (typeof value === 'string') {
                 if (value === '') cell.append(el('span', { class: 'empty', title: 'empty text' }, "''"));
-                else cell.textContent = value;
+                else if (value.length <= shownText) cell.textContent = value;
+                else {
+                  // A long text is cut in the grid (the edit dialog and the CSV export have all of it).
+                  cell.append(value.slice(0, shownText), el('span', { class: 'more' }, '… ' + value.length + ' characters'));
+                }
               } else if (typeof value === 'number' || typeof value === 'bigint' || value instanceof Real) {
                 cell.className = 'num';
                 cell.textContent = String(value);
@@ -833,8 +841,10 @@ extension ConsoleAsset {
                 picture.append(base);
                 const top = Math.max(...points, 1e-9);
                 const line = document.createElementNS(svg, 'polyline');
-                const start = keep - points.length;
-                line.setAttribute('points', points.map((v, i) => (start + i) + ',' + (29 - (v / top) * 27).toFixed(2)).join(' '));
+                // The newest sample at the right edge; until the window is full, at least 15 samples (30 s) span the width.
+                const step = keep / (Math.max(points.length, 15) - 1);
+                const x = (i) => (keep - (points.length - 1 - i) * step).toFixed(2);
+                line.setAttribute('points', points.map((v, i) => x(i) + ',' + (29 - (v / top) * 27).toFixed(2)).join(' '));
                 line.setAttribute('vector-effect', 'non-scaling-stroke');
                 picture.append(line);
                 box.append(picture);

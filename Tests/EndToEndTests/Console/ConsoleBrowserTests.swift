@@ -5,7 +5,7 @@ import Testing
 /// The web console (issue #31) in a real browser: Debian's `chromium` and `chromium-driver` driven by PyPI's
 /// `selenium` (`.ci/run` installs them; in CI the suite requires them) against the real binary with three tokens.
 /// `console_browser.py` (beside this file) walks the page: the token prompt, the table browser over three pages,
-/// values (NULL, empty text, 64-bit integers, a REAL, a blob), filters and sort, HTML stored in a row, a table name
+/// values (NULL, empty text, 64-bit integers, a REAL, a blob, a long text), filters and sort, HTML stored in a row, a table name
 /// and a column name shown as text with nothing run, an edit and a delete with the write token, the CSV export,
 /// the SQL editor with its errors, the status panel's charts, the tabs by keyboard, a phone's width, and the
 /// console of a server where it is off.
@@ -15,7 +15,7 @@ struct ConsoleBrowserTests {
         let python = try #require(ConsoleBrowser.python, "chromium, chromedriver and selenium are required (.ci/run)")
         let run = try ConsoleBrowser.Run()
         // `make screenshots`: the same walk, saving its pictures into docs/.
-        let screenshots = ProcessInfo.processInfo.environment["SQLITED_SCREENSHOTS"].map { ["--screenshots", $0] }
+        let screenshots = ProcessInfo.processInfo.environment["CONSOLE_SCREENSHOTS"].map { ["--screenshots", $0] }
         let result = try run.drive(python, extra: screenshots ?? [])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr.suffix(4000))")
         #expect(result.stdout.contains("PASSED"), "\(result.stdout)")
@@ -70,6 +70,7 @@ enum ConsoleBrowser {
         "UPDATE people SET big = -9007199254740993 WHERE id = 4",
         "UPDATE people SET score = 1.0 WHERE id = 5",
         "UPDATE people SET photo = x'010203' WHERE id = 6",
+        "UPDATE people SET note = 'long ' || printf('%.5000c', 'x') WHERE id = 20",
         #"UPDATE people SET name = '<img src=x onerror="window.__xss=1;alert(1)">' WHERE id = 7"#,
         #"CREATE TABLE "<b>evil</b>"(id INTEGER PRIMARY KEY, "<img src=x onerror=""window.__xss=2"">" TEXT)"#,
         #"INSERT INTO "<b>evil</b>" VALUES (1, '<script>window.__xss=3</script>')"#,

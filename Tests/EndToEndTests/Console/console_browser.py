@@ -176,6 +176,9 @@ def run(c, args):
     c.find("#page-next").click()
     c.wait_info("Page 2 · 10 rows")
     check(c.column(0) == [str(i) for i in range(11, 21)], "page 2: " + repr(c.column(0)))
+    long = c.column(3)[-1]
+    check(long.startswith("long xxx") and long.endswith("… 5005 characters") and len(long) < 250,
+          "a 5,005-character text is not cut in the grid: " + repr(long[-40:]))
     c.find("#page-next").click()
     c.wait_info("Page 3 · 3 rows")
     check(c.column(0) == ["21", "22", "23"], "page 3: " + repr(c.column(0)))
@@ -183,7 +186,7 @@ def run(c, args):
     c.find("#page-prev").click()
     c.wait_info("Page 2 · 10 rows")
     check(c.column(0)[0] == "11", "back on page 2: " + repr(c.column(0)))
-    step("table browser: 23 rows over 3 pages, forward and back")
+    step("table browser: 23 rows over 3 pages, forward and back; a long text cut in the grid")
 
     # Values: NULL apart from empty text, a 64-bit integer exact, a blob as its size with a download.
     c.find("#page-prev").click()
@@ -332,7 +335,10 @@ def run(c, args):
           "the requests chart has no line")
     step("status panel: health ok, version, uptime, five live charts")
     if args.screenshots:
-        time.sleep(12)  # a few more samples on the charts
+        # A few more samples on the charts, with some requests of the page's own between them.
+        for burst in [5, 30, 80, 40, 120, 60, 20]:
+            c.js("for (let i = 0; i < arguments[0]; i++) fetch('/health')", burst)
+            time.sleep(2)
         d.save_screenshot(os.path.join(args.screenshots, "console-status.png"))
 
     # Keyboard: the tabs follow the arrow keys; the SQL editor runs with Ctrl+Enter (above).

@@ -62,6 +62,9 @@ export function size(count) {
   return (count / 1024 / 1024).toFixed(1) + ' MiB';
 }
 
+/** The characters of a text shown in a grid cell. */
+const shownText = 200;
+
 /** A value as a table cell: NULL and empty text told apart, numbers exact, a blob as its size and a download. */
 export function valueCell(value, fileName) {
   const cell = el('td');
@@ -69,7 +72,11 @@ export function valueCell(value, fileName) {
     cell.append(el('span', { class: 'null', title: 'NULL' }, 'NULL'));
   } else if (typeof value === 'string') {
     if (value === '') cell.append(el('span', { class: 'empty', title: 'empty text' }, "''"));
-    else cell.textContent = value;
+    else if (value.length <= shownText) cell.textContent = value;
+    else {
+      // A long text is cut in the grid (the edit dialog and the CSV export have all of it).
+      cell.append(value.slice(0, shownText), el('span', { class: 'more' }, '… ' + value.length + ' characters'));
+    }
   } else if (typeof value === 'number' || typeof value === 'bigint' || value instanceof Real) {
     cell.className = 'num';
     cell.textContent = String(value);

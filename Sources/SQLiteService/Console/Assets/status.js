@@ -129,8 +129,10 @@ function draw() {
     picture.append(base);
     const top = Math.max(...points, 1e-9);
     const line = document.createElementNS(svg, 'polyline');
-    const start = keep - points.length;
-    line.setAttribute('points', points.map((v, i) => (start + i) + ',' + (29 - (v / top) * 27).toFixed(2)).join(' '));
+    // The newest sample at the right edge; until the window is full, at least 15 samples (30 s) span the width.
+    const step = keep / (Math.max(points.length, 15) - 1);
+    const x = (i) => (keep - (points.length - 1 - i) * step).toFixed(2);
+    line.setAttribute('points', points.map((v, i) => x(i) + ',' + (29 - (v / top) * 27).toFixed(2)).join(' '));
     line.setAttribute('vector-effect', 'non-scaling-stroke');
     picture.append(line);
     box.append(picture);
