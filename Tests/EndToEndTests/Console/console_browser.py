@@ -40,7 +40,7 @@ class Console:
         self.driver = driver
         self.base = base
 
-    def wait(self, condition, what, timeout=10):
+    def wait(self, condition, what, timeout=20):
         try:
             return WebDriverWait(self.driver, timeout, poll_frequency=0.1).until(lambda d: condition())
         except TimeoutException:
@@ -328,7 +328,7 @@ def run(c, args):
     c.wait(lambda: c.js("return document.querySelector('[data-fact=Status]')?.textContent") == "ok", "health ok")
     c.wait(lambda: c.js("return document.querySelector('[data-fact=Uptime]') !== null"), "the uptime")
     c.wait(lambda: c.js("return document.querySelector('[data-chart=rps] .now')?.textContent !== '–'"
-                        " && document.querySelector('[data-chart=rps] .now') !== null"), "a second sample", 15)
+                        " && document.querySelector('[data-chart=rps] .now') !== null"), "a second sample", 30)
     charts = c.js("return [...document.querySelectorAll('[data-chart]')].map(f => f.dataset.chart)")
     check(charts == ["rps", "p99", "connections", "wal", "group"], "charts: " + repr(charts))
     check(c.js("return document.querySelector('[data-chart=rps] polyline').getAttribute('points').length > 0"),
