@@ -3,8 +3,8 @@
 ///
 /// The files live in `Console/Assets/` as plain HTML, CSS and JavaScript modules (no build step); SwiftPM does not
 /// put resources into the executable, so `scripts/embed-console-assets.py` writes them into
-/// `ConsoleAsset+Files.swift` as string literals, and `ConsoleAssetTests` fails when that file is older than the
-/// assets.
+/// `ConsoleAsset+Files.swift` as string literals (`make console-assets`), and `ConsoleRouteTests` fails when that
+/// file differs from the assets.
 struct ConsoleAsset: Sendable {
     /// The file name: `index.html` (served at `/ui`), or the name after `/ui/`.
     let name: String

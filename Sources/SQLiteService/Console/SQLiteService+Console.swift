@@ -4,7 +4,8 @@ extension SQLiteService {
     /// The fields of every console response: the page runs only its own files (no inline script or style, nothing
     /// from another origin), in no frame, and no file is taken for another type than the one it is sent as.
     ///
-    /// Related documentation: <https://www.w3.org/TR/CSP3/>, <https://fetch.spec.whatwg.org/#x-content-type-options-header>
+    /// Related documentation: <https://www.w3.org/TR/CSP3/>,
+    /// <https://fetch.spec.whatwg.org/#x-content-type-options-header>
     static let consoleSecurityFields: [(name: String, value: String)] = [
         ("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'"),
         ("X-Content-Type-Options", "nosniff"),

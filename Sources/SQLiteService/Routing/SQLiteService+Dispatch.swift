@@ -107,8 +107,9 @@ extension SQLiteService {
     }
 
     /// The route of `request`, after the checks every door makes in this order: the credentials (`tokenName` is
-    /// set once the token is known), the path (404; also the console's while it is off), the method (405 with `Allow`), the content type (415). `match`:
-    /// the route table's answer for the request when the caller has asked it already (on the local storage).
+    /// set once the token is known), the path (404; the console's too while it is off), the method (405 with
+    /// `Allow`), the content type (415). `match`: the route table's answer for the request when the caller has asked
+    /// it already (on the local storage).
     func resolve(
         _ request: HTTPRequest,
         _ endpoint: ServiceEndpoint,

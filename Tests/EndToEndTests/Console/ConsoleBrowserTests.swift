@@ -5,10 +5,10 @@ import Testing
 /// The web console (issue #31) in a real browser: Debian's `chromium` and `chromium-driver` driven by PyPI's
 /// `selenium` (`.ci/run` installs them; in CI the suite requires them) against the real binary with three tokens.
 /// `console_browser.py` (beside this file) walks the page: the token prompt, the table browser over three pages,
-/// values (NULL, empty text, 64-bit integers, a REAL, a blob, a long text), filters and sort, HTML stored in a row, a table name
-/// and a column name shown as text with nothing run, an edit and a delete with the write token, the CSV export,
-/// the SQL editor with its errors, the status panel's charts, the tabs by keyboard, a phone's width, and the
-/// console of a server where it is off.
+/// values (NULL, empty text, 64-bit integers, a REAL, a blob, a long text), filters and sort, HTML stored in a row,
+/// a table name and a column name shown as text with nothing run, an edit and a delete with the write token, the
+/// CSV export, the SQL editor with its errors, the status panel's charts, the tabs by keyboard, a phone's width,
+/// and the console of a server where it is off.
 @Suite(.enabled(if: ConsoleBrowser.available, "chromium, chromium-driver or selenium (PyPI) is not installed"))
 struct ConsoleBrowserTests {
     @Test func console_inChromium() throws {
