@@ -662,7 +662,11 @@ extension ConsoleAsset {
             import { request } from './api.js';
             import { byId, clear, el, showError, valueCell } from './dom.js';
 
+            // The number of the latest run: the answer to an earlier one, arriving after it, is dropped.
+            let runs = 0;
+
             async function run(endpoint) {
+              const current = ++runs;
               const sql = byId('sql-text').value;
               const info = byId('sql-info');
               const grid = clear(byId('sql-grid'));
@@ -671,6 +675,7 @@ extension ConsoleAsset {
               const started = performance.now();
               try {
                 const result = await request('POST', endpoint, { sql, shape: 'arrays' });
+                if (current !== runs) return;
                 const took = performance.now() - started;
                 const parts = [];
                 if (result.columns) {
@@ -689,6 +694,7 @@ extension ConsoleAsset {
                 parts.push(took.toFixed(1) + ' ms');
                 info.textContent = parts.join(' · ');
               } catch (error) {
+                if (current !== runs) return;
                 info.textContent = (performance.now() - started).toFixed(1) + ' ms';
                 showError(byId('sql-error'), error);
               }
@@ -884,6 +890,8 @@ extension ConsoleAsset {
               columns: [],
               rows: [],
               canWrite: false,
+              // The number of the latest page asked for: an answer to an older request (a click since) is dropped.
+              asked: 0,
             };
 
             /** Whether the token may write (edit and delete buttons); the rows shown are drawn again. */
@@ -978,14 +986,17 @@ extension ConsoleAsset {
               const path = tablePath(table.name, '/rows?' + query({
                 _shape: 'arrays', _limit: limit, _after: cursor, _count: first ? 'true' : null,
               }));
+              const asked = ++state.asked;
               try {
                 const page = await request('GET', path);
+                if (asked !== state.asked) return;
                 state.columns = page.columns;
                 state.rows = page.rows;
                 state.next = page.next;
                 if (first) state.count = page.count;
                 showError(byId('rows-error'), null);
               } catch (error) {
+                if (asked !== state.asked) return;
                 state.columns = [];
                 state.rows = [];
                 state.next = null;

@@ -2,7 +2,11 @@
 import { request } from './api.js';
 import { byId, clear, el, showError, valueCell } from './dom.js';
 
+// The number of the latest run: the answer to an earlier one, arriving after it, is dropped.
+let runs = 0;
+
 async function run(endpoint) {
+  const current = ++runs;
   const sql = byId('sql-text').value;
   const info = byId('sql-info');
   const grid = clear(byId('sql-grid'));
@@ -11,6 +15,7 @@ async function run(endpoint) {
   const started = performance.now();
   try {
     const result = await request('POST', endpoint, { sql, shape: 'arrays' });
+    if (current !== runs) return;
     const took = performance.now() - started;
     const parts = [];
     if (result.columns) {
@@ -29,6 +34,7 @@ async function run(endpoint) {
     parts.push(took.toFixed(1) + ' ms');
     info.textContent = parts.join(' · ');
   } catch (error) {
+    if (current !== runs) return;
     info.textContent = (performance.now() - started).toFixed(1) + ' ms';
     showError(byId('sql-error'), error);
   }

@@ -16,6 +16,8 @@ const state = {
   columns: [],
   rows: [],
   canWrite: false,
+  // The number of the latest page asked for: an answer to an older request (a click since) is dropped.
+  asked: 0,
 };
 
 /** Whether the token may write (edit and delete buttons); the rows shown are drawn again. */
@@ -110,14 +112,17 @@ export async function loadPage() {
   const path = tablePath(table.name, '/rows?' + query({
     _shape: 'arrays', _limit: limit, _after: cursor, _count: first ? 'true' : null,
   }));
+  const asked = ++state.asked;
   try {
     const page = await request('GET', path);
+    if (asked !== state.asked) return;
     state.columns = page.columns;
     state.rows = page.rows;
     state.next = page.next;
     if (first) state.count = page.count;
     showError(byId('rows-error'), null);
   } catch (error) {
+    if (asked !== state.asked) return;
     state.columns = [];
     state.rows = [];
     state.next = null;
