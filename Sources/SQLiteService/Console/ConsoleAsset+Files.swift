@@ -473,7 +473,7 @@ extension ConsoleAsset {
                 </div>
               </section>
               <section id="view-sql" class="view" aria-labelledby="tab-sql" hidden>
-                <label for="sql-text">SQL (Ctrl+Enter runs it)</label>
+                <label for="sql-text">SQL — Ctrl+Enter runs it read-only (/query), Ctrl+Shift+Enter as a write (/update)</label>
                 <textarea id="sql-text" rows="6" spellcheck="false">SELECT name, type FROM sqlite_schema ORDER BY name;</textarea>
                 <div class="toolbar">
                   <button type="button" id="sql-run-query">Run read-only (/query)</button>
