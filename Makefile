@@ -1,7 +1,7 @@
 # Everyday targets. `make test` is the README's test command and what CI runs.
 SWIFT ?= swift
 
-.PHONY: build release test lint format run clean install
+.PHONY: build release test lint format run clean install console-assets screenshots
 
 build:
 	$(SWIFT) build
@@ -26,6 +26,15 @@ lint:
 
 format:
 	$(SWIFT) format format -i -r $(FORMATTED)
+
+# The web console's files (Sources/SQLiteService/Console/Assets) into the Swift file that embeds them.
+console-assets:
+	python3 scripts/embed-console-assets.py
+
+# The console's pictures in docs/ (desktop and phone widths), taken by its browser test (chromium, selenium).
+screenshots:
+	$(SWIFT) build --build-tests
+	CONSOLE_SCREENSHOTS="$(CURDIR)/docs" $(SWIFT) test --skip-build --filter ConsoleBrowserTests
 
 run:
 	$(SWIFT) run sqlited

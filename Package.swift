@@ -80,6 +80,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            // The console's files, embedded by scripts/embed-console-assets.py (ConsoleAsset+Files.swift).
+            exclude: ["Console/Assets"],
             swiftSettings: hotPathSettings
         ),
         .executableTarget(
@@ -169,8 +171,9 @@ let package = Package(
             // LoopbackTestSupport: free ports for the cluster nodes' Raft addresses. DqliteClient: the failover test
             // hands leadership to each node in turn (TRANSFER) to read that node's own copy of the database.
             dependencies: ["sqlited", "LoopbackTestSupport", "DqliteClient"],
-            // Run from the source tree by HTTP2FrameTests with the system's python3 and PyPI's h2.
-            exclude: ["HTTP2/h2_scenarios.py", "Streaming/stream_scenarios.py"],
+            // Run from the source tree with the system's python3: by HTTP2FrameTests and the streaming tests (PyPI's
+            // h2), and by ConsoleBrowserTests (PyPI's selenium).
+            exclude: ["HTTP2/h2_scenarios.py", "Streaming/stream_scenarios.py", "Console/console_browser.py"],
             swiftSettings: strictSettings
         ),
     ],

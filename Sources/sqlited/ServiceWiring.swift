@@ -16,6 +16,7 @@ enum ServiceWiring {
         var options = ServiceOptions()
         options.backupDirectory = configuration.backupDirectory
         options.requestLogLevel = configuration.requestLogLevel
+        options.consoleEnabled = configuration.consoleEnabled
         options.metrics = configuration.metricsEnabled ? ServiceMetrics(databasePath: configuration.databasePath) : nil
         // Group commit is a local writer's: on the cluster each Raft round is its own group.
         switch storage {
@@ -43,6 +44,7 @@ enum ServiceWiring {
         service.setLimits(configuration.serviceLimits)
         var options = service.options
         options.requestLogLevel = configuration.requestLogLevel
+        options.consoleEnabled = configuration.consoleEnabled
         service.setOptions(options)
         service.setTokens(configuration.tokens)
     }

@@ -30,6 +30,7 @@ import Darwin
 /// | `sqlited_group_commit_requests` | histogram | | requests per committed group |
 /// | `sqlited_group_commit_duration_seconds` | histogram | | time the group's `COMMIT` took (its fsync) |
 /// | `sqlited_streams_open`, `sqlited_stream_readers_held`, `sqlited_stream_rows_total`, `sqlited_stream_stalls_total` | | | streamed responses (``StreamMetrics``) |
+/// | `sqlited_uptime_seconds` | gauge | | seconds since the service started (the console's status panel) |
 ///
 /// In cluster mode, also the series of ``ClusterMetrics`` (role, leader changes, retries, wire round trips).
 ///
@@ -52,6 +53,9 @@ public final class ServiceMetrics: Sendable {
     private let openConnections: CoreMetrics.Gauge
     private let databaseSize: CoreMetrics.Gauge
     private let walSize: CoreMetrics.Gauge
+    private let uptime: CoreMetrics.Gauge
+    /// When the metrics were made: with the service, as the daemon starts.
+    private let started = ContinuousClock.now
     /// Checkpoints, `VACUUM` and `PRAGMA optimize` runs.
     let maintenance: MaintenanceMetrics
     /// Streamed responses.
@@ -99,6 +103,7 @@ public final class ServiceMetrics: Sendable {
         openConnections = CoreMetrics.Gauge(label: "sqlited_http_open_connections", factory: factory)
         databaseSize = CoreMetrics.Gauge(label: "sqlited_database_size_bytes", factory: factory)
         walSize = CoreMetrics.Gauge(label: "sqlited_wal_size_bytes", factory: factory)
+        uptime = CoreMetrics.Gauge(label: "sqlited_uptime_seconds", factory: factory)
         maintenance = MaintenanceMetrics(factory: factory)
         streams = StreamMetrics(factory: factory)
         groupCommits = CoreMetrics.Counter(label: "sqlited_group_commits_total", factory: factory)
@@ -119,6 +124,8 @@ public final class ServiceMetrics: Sendable {
         }
         databaseSize.record(Self.fileSize(databasePath))
         walSize.record(Self.fileSize(databasePath + "-wal"))
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        uptime.record(Double(seconds) + Double(attoseconds) / 1e18)
         cluster.withLock { $0 }?.refresh()
         return registry.emitToBuffer()
     }

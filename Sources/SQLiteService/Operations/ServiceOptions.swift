@@ -1,6 +1,6 @@
 public import Logging
 
-/// Operational settings of the service: backups, the request log and metrics.
+/// Operational settings of the service: backups, the request log, metrics and the console.
 ///
 /// All of them may change while serving, with ``SQLiteService/setOptions(_:)``; requests that start afterwards use
 /// the new values.
@@ -16,6 +16,9 @@ public struct ServiceOptions: Sendable {
     public var metrics: ServiceMetrics? = nil
     /// How concurrent writes share one transaction and one fsync.
     public var groupCommit = GroupCommitOptions()
+    /// Whether the web console is served (`GET /ui`, its files, and `GET /` redirecting to it); off, those paths
+    /// answer 404 `NOT_FOUND` like any unknown path.
+    public var consoleEnabled = true
 
     public init() {}
 }

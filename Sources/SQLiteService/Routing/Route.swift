@@ -52,6 +52,9 @@ final class Route: Sendable {
     /// Whether the route streams its result as NDJSON or CSV when `Accept` asks for it (``ResultFormat``), and
     /// answers 406 when `Accept` allows none of its formats.
     let streamsResults: Bool
+    /// Whether `GET /openapi.json` describes the route: false for the console's pages (issue #31), which are not
+    /// part of the API (HTML for a browser, not JSON for a client).
+    let isInAPIDocument: Bool
     let handle: Handler
     let onEventLoop: EventLoopHandler?
     let prepareWrite: WritePreparer?
@@ -66,6 +69,7 @@ final class Route: Sendable {
         requestBody: String? = nil,
         responseBody: String,
         streamsResults: Bool = false,
+        isInAPIDocument: Bool = true,
         handle: @escaping Handler,
         onEventLoop: EventLoopHandler? = nil,
         prepareWrite: WritePreparer? = nil
@@ -81,6 +85,7 @@ final class Route: Sendable {
         self.requestBody = requestBody
         self.responseBody = responseBody
         self.streamsResults = streamsResults
+        self.isInAPIDocument = isInAPIDocument
         self.handle = handle
         self.onEventLoop = onEventLoop
         self.prepareWrite = prepareWrite

@@ -162,7 +162,29 @@ enum RouteTable {
             limits throws(APIError) in try service.tablesWrite(request, limits: limits)
         },
         tablesRead(.tablesCount, responseBody: "Count"),
+        console(.root) { service, request in service.consoleRedirect(request) },
+        console(.console) { service, request in service.consoleAssetResponse(request) },
+        console(.consoleAsset) { service, request in service.consoleAssetResponse(request) },
     ]
+
+    /// A page of the console (issue #31): open to every client (it holds no data; what it shows comes from the API
+    /// with the client's token), answered on the event loop from memory, and left out of the API's document.
+    /// ``SQLiteService/resolve(_:_:settings:tokenName:match:)`` answers 404 for these paths while the console is off.
+    private static func console(
+        _ endpoint: ServiceEndpoint,
+        _ answer: @escaping @Sendable (SQLiteService, HTTPRequest) -> HTTPResponse
+    ) -> Route {
+        Route(
+            endpoint,
+            ["GET"],
+            role: nil,
+            placement: .eventLoop,
+            responseBody: "ConsolePage",
+            isInAPIDocument: false,
+            handle: { service, request, _ in answer(service, request) },
+            onEventLoop: { service, request, _ in answer(service, request) }
+        )
+    }
 
     /// A Tables read: on the event loop when a reader is free at once and the work fits the budget.
     private static func tablesRead(

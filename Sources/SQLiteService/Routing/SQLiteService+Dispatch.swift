@@ -152,8 +152,9 @@ extension SQLiteService {
     }
 
     /// The route of `request`, after the checks every door makes in this order: the credentials (`tokenName` is
-    /// set once the token is known), the path (404), the method (405 with `Allow`), the content type (415). `match`:
-    /// the route table's answer for the request when the caller has asked it already (on the local storage).
+    /// set once the token is known), the path (404; the console's too while it is off), the method (405 with
+    /// `Allow`), the content type (415). `match`: the route table's answer for the request when the caller has asked
+    /// it already (on the local storage).
     func resolve(
         _ request: HTTPRequest,
         _ endpoint: ServiceEndpoint,
@@ -162,6 +163,8 @@ extension SQLiteService {
         match: RouteTable.Match? = nil
     ) throws(APIError) -> Route {
         tokenName = try authenticate(request, endpoint: endpoint, tokens: settings.tokens)
+        // The console's paths do not exist while it is off: 404 whatever the method.
+        if endpoint.isConsole && !settings.options.consoleEnabled { throw Self.noEndpoint(request) }
         let onCluster: Bool
         if case .cluster = storage { onCluster = true } else { onCluster = false }
         switch match ?? RouteTable.match(endpoint, method: request.method, onCluster: onCluster) {

@@ -29,6 +29,12 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
     case cluster
     /// `GET /openapi.json`.
     case openAPI
+    /// `GET /`: a redirect to the console (issue #31).
+    case root
+    /// `GET /ui`: the console's page.
+    case console
+    /// `GET /ui/{asset}`: the console's style sheet and scripts.
+    case consoleAsset
     /// Any other path (a 404, or `/admin/…` and `/backup/…` paths that no operation serves).
     case other
 
@@ -74,7 +80,18 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
         case .schemaTable: "/schema/{table}"
         case .cluster: "/cluster"
         case .openAPI: "/openapi.json"
+        case .root: "/"
+        case .console: "/ui"
+        case .consoleAsset: "/ui/{asset}"
         case .other: "other"
+        }
+    }
+
+    /// Whether the path is the console's (served only while `console.enabled` is on).
+    var isConsole: Bool {
+        switch self {
+        case .root, .console, .consoleAsset: true
+        default: false
         }
     }
 
@@ -88,6 +105,8 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
 
     private static func classify(_ path: UnsafeBufferPointer<UInt8>) -> ServiceEndpoint {
         switch path.count {
+        case 1 where matches(path, "/"): return .root
+        case 3 where matches(path, "/ui"): return .console
         case 6 where matches(path, "/query"): return .query
         case 6 where matches(path, "/batch"): return .batch
         case 7 where matches(path, "/update"): return .update
@@ -107,6 +126,7 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
         if matches(path, "/tables/") {
             return tablesEndpoint(path[8...])
         }
+        if matches(path, "/ui/") { return .consoleAsset }
         return matches(path, "/schema/") ? .schemaTable : .other
     }
 

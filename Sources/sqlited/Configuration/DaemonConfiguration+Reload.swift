@@ -13,8 +13,9 @@ extension DaemonConfiguration {
     }
 
     /// Splits the differences between `self` (running) and `loaded` into what a reload applies (log levels, HTTP
-    /// limits, per-request service limits, shutdown timeout, tokens) and what needs a restart (listeners, database
-    /// settings, limits fixed on each SQLite connection when it opens, log format, directories, metrics).
+    /// limits, per-request service limits, shutdown timeout, tokens, the console) and what needs a restart
+    /// (listeners, database settings, limits fixed on each SQLite connection when it opens, log format, directories,
+    /// metrics).
     func reloadPlan(to loaded: DaemonConfiguration) -> ReloadPlan {
         var result = self
         var applied: [String] = []
@@ -74,6 +75,7 @@ extension DaemonConfiguration {
         restart("backup.directory", \.backupDirectory)
         restart("migrations.directory", \.migrationsDirectory)
         restart("metrics.enabled", \.metricsEnabled)
+        live("console.enabled", \.consoleEnabled)
         live("auth.tokens", \.tokens)
         live("auth.allow_unauthenticated_remote", \.allowUnauthenticatedRemote)
         return ReloadPlan(configuration: result, applied: applied, needRestart: needRestart)

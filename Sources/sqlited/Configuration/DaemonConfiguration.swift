@@ -43,6 +43,8 @@ struct DaemonConfiguration: Sendable, Equatable {
     var backupDirectory: String?
     var migrationsDirectory: String?
     var metricsEnabled: Bool
+    /// `console.enabled`: serve the web console (`GET /ui`, and `GET /` redirecting to it).
+    var consoleEnabled: Bool = true
     /// The accepted bearer tokens (hashes, names and roles), or `nil` when none is configured: authentication off.
     var tokens: TokenStore?
     /// Whether the daemon may listen on a non-loopback address with no token configured.
@@ -180,6 +182,7 @@ struct DaemonConfiguration: Sendable, Equatable {
         let backupDirectory = try values.string("backup.directory", default: "")
         let migrationsDirectory = try values.string("migrations.directory", default: "")
         let metricsEnabled = try values.bool("metrics.enabled", default: true)
+        let consoleEnabled = try values.bool("console.enabled", default: true)
         let tokens = try Self.loadTokens(from: values)
         let allowUnauthenticatedRemote = try values.bool("auth.allow_unauthenticated_remote", default: false)
         let cluster = try Self.loadCluster(from: values)
@@ -207,6 +210,7 @@ struct DaemonConfiguration: Sendable, Equatable {
             backupDirectory: backupDirectory.isEmpty ? nil : backupDirectory,
             migrationsDirectory: migrationsDirectory.isEmpty ? nil : migrationsDirectory,
             metricsEnabled: metricsEnabled,
+            consoleEnabled: consoleEnabled,
             tokens: tokens,
             allowUnauthenticatedRemote: allowUnauthenticatedRemote,
             cluster: cluster

@@ -172,8 +172,9 @@ import Testing
         expectError(try client.get("/schema/\(name)"), ExpectedError(status: 404, code: "NO_SUCH_TABLE"))
     }
 
-    /// An unknown path is 404 NOT_FOUND, whatever the method.
-    @Test(arguments: [("GET", "/nope"), ("POST", "/queries"), ("GET", "/"), ("DELETE", "/health/x")])
+    /// An unknown path is 404 NOT_FOUND, whatever the method (`GET /` redirects to the console since issue #31; an
+    /// unknown file of the console is the API's 404 too).
+    @Test(arguments: [("GET", "/nope"), ("POST", "/queries"), ("GET", "/ui/nope.js"), ("DELETE", "/health/x")])
     func unknownPath_is404(method: String, path: String) throws {
         let client = try SharedSqlited.get().makeClient()
         let response = try client.request(method: method, path: path)

@@ -91,8 +91,8 @@ import Glibc
         #expect(!SystemdNotifier(environment: [:]).notify("READY=1"))
     }
 
-    /// A reload applies live keys, lists restart-only keys without applying them, and leaves SQLite connection
-    /// limits alone.
+    /// A reload applies live keys (`console.enabled` among them), lists restart-only keys without applying them, and
+    /// leaves SQLite connection limits alone.
     @Test func reloadPlan_separatesLiveAndRestartChanges() throws {
         let running = try DaemonConfiguration.load(
             from: LayeredConfiguration(flags: [:], environment: [:], filePath: nil)
@@ -108,10 +108,14 @@ import Glibc
             entries: [.init(name: "ci", sha256Hex: String(repeating: "ab", count: 32), role: .read)]
         )
         loaded.tokens = tokens
+        loaded.consoleEnabled = false
         let plan = running.reloadPlan(to: loaded)
         #expect(
-            Set(plan.applied) == ["limits.max_rows", "limits.max_connections", "log.level", "auth.tokens"]
+            Set(plan.applied) == [
+                "limits.max_rows", "limits.max_connections", "log.level", "auth.tokens", "console.enabled",
+            ]
         )
+        #expect(running.consoleEnabled && !plan.configuration.consoleEnabled)
         #expect(Set(plan.needRestart) == ["limits.max_sql_length", "listen.port", "database.path"])
         #expect(plan.configuration.serviceLimits.maxRows == 7)
         #expect(plan.configuration.serviceLimits.maxSQLLength == running.serviceLimits.maxSQLLength)

@@ -16,7 +16,7 @@ import Testing
     @Test func paths_areExactlyTheRouteTable() throws {
         let paths = try #require(try Self.document()["paths"] as? [String: [String: Any]])
         var routed = Set<String>()
-        for route in RouteTable.routes {
+        for route in RouteTable.routes where route.isInAPIDocument {
             for method in route.methods {
                 routed.insert("\(method.lowercased()) \(route.endpoint.label)")
             }
@@ -30,6 +30,13 @@ import Testing
         #expect(documented.contains("patch /tables/{table}/rows/{key}"))
     }
 
+    /// Only the console's pages (HTML for a browser, not the API) are left out of the document.
+    @Test func onlyTheConsole_isLeftOut() {
+        let left = RouteTable.routes.filter { !$0.isInAPIDocument }.map(\.endpoint)
+        #expect(left == [.root, .console, .consoleAsset])
+        #expect(left.allSatisfy { $0.isConsole })
+    }
+
     /// Each schema parses, every `$ref` names a schema or response the document defines, and the routes' body
     /// names are all defined.
     @Test func schemas_parseAndEveryReferenceResolves() throws {
@@ -37,7 +44,7 @@ import Testing
         let components = try #require(document["components"] as? [String: Any])
         let schemas = try #require(components["schemas"] as? [String: Any])
         #expect(Set(APISchemas.all.map(\.name)).count == APISchemas.all.count, "a schema name twice")
-        for route in RouteTable.routes {
+        for route in RouteTable.routes where route.isInAPIDocument {
             #expect(schemas[route.responseBody] != nil, "\(route.endpoint.label): \(route.responseBody)")
             if let body = route.requestBody { #expect(schemas[body] != nil, "\(route.endpoint.label): \(body)") }
         }

@@ -29,6 +29,9 @@ import Testing
         ("/tables/{table}/rows/{key}", ["GET"], .read, .eventLoop),
         ("/tables/{table}/rows/{key}", ["PATCH", "DELETE"], .write, .groupCommit),
         ("/tables/{table}/count", ["GET"], .read, .eventLoop),
+        ("/", ["GET"], nil, .eventLoop),
+        ("/ui", ["GET"], nil, .eventLoop),
+        ("/ui/{asset}", ["GET"], nil, .eventLoop),
     ]
 
     @Test func everyRoute_hasTheContractsMethodsRoleAndPlacement() {
@@ -100,6 +103,7 @@ import Testing
     @Test func requiredRole_comesFromTheTable() {
         for (label, methods, role, _) in Self.expected {
             let path = label.replacingOccurrences(of: "{table}", with: "t").replacingOccurrences(of: "{key}", with: "1")
+                .replacingOccurrences(of: "{asset}", with: "app.js")
             for method in methods {
                 #expect(SQLiteService.requiredRole(forPath: path, method: method) == role, "\(method) \(label)")
             }

@@ -13,7 +13,8 @@ import Testing
             ("/tables", .tables), ("/tables/t/rows", .tablesRows), ("/tables/t/count", .tablesCount),
             ("/tables/t/rows/1", .tablesRow), ("/tables/a b/rows/1,x", .tablesRow), ("/tables//rows/", .tablesRow),
             ("/schema/t", .schemaTable), ("/schema/", .schemaTable), ("/schema/a/b", .schemaTable),
-            ("/openapi.json", .openAPI),
+            ("/openapi.json", .openAPI), ("/", .root), ("/ui", .console), ("/ui/app.js", .consoleAsset),
+            ("/ui/", .consoleAsset),
         ] as [(String, ServiceEndpoint)]
     )
     func knownPaths_areClassified(path: String, endpoint: ServiceEndpoint) {
@@ -22,9 +23,10 @@ import Testing
 
     /// Near misses are `other`: longer, shorter, another case, a trailing slash, an unknown operation.
     @Test(arguments: [
-        "", "/", "/queryx", "/quer", "/Query", "/query/", "/update/1", "/healthz", "/metrics/", "/backup/x",
+        "", "/queryx", "/quer", "/Query", "/query/", "/update/1", "/healthz", "/metrics/", "/backup/x",
         "/admin/", "/admin/vacuumx", "/admin/VACUUM", "/tablesx", "/tables/", "/tables/t", "/tables/t/other",
         "/tables/t/count/1", "/tables/t/rows/1/2", "/tables/t/cols/1", "/schemas", "/transactions",
+        "/u", "/uix", "/UI", "//",
     ])
     func otherPaths_areOther(path: String) {
         #expect(ServiceEndpoint(path: path) == .other)

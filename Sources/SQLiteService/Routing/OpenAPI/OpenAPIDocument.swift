@@ -1,6 +1,7 @@
 /// `GET /openapi.json`: an OpenAPI 3.1 document of the API as served, generated from ``RouteTable`` (every path and
 /// method, its role, its request and response bodies) and ``APISchemas`` (the bodies' JSON Schemas), so it cannot
-/// name a route that is not served or miss one that is.
+/// name a route that is not served or miss one that is. The console's pages (``Route/isInAPIDocument`` false) are
+/// not part of the API and are left out.
 enum OpenAPIDocument {
     /// The statuses every operation may answer with the error body (the contract's error table).
     static let errorStatuses = ["400", "401", "403", "404", "405", "408", "409", "413", "415", "431", "500", "503"]
@@ -26,7 +27,7 @@ enum OpenAPIDocument {
         writer.key("paths")
         writer.beginObject()
         var written: [ServiceEndpoint] = []
-        for route in RouteTable.routes where !written.contains(route.endpoint) {
+        for route in RouteTable.routes where route.isInAPIDocument && !written.contains(route.endpoint) {
             written.append(route.endpoint)
             writer.key(route.endpoint.label)
             writer.beginObject()
