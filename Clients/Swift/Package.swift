@@ -9,7 +9,9 @@ let package = Package(
     name: "SQLitedClient",
     platforms: [.macOS(.v13)],
     products: [
-        .library(name: "SQLitedClient", targets: ["SQLitedClient"])
+        .library(name: "SQLitedClient", targets: ["SQLitedClient"]),
+        // A real sqlited for tests (this package's and Examples/'), from SQLITED_BINARY.
+        .library(name: "SQLitedTestSupport", targets: ["SQLitedTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
@@ -34,7 +36,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .testTarget(name: "SQLitedClientTests", dependencies: ["SQLitedClient"]),
+        .target(name: "SQLitedTestSupport"),
+        .testTarget(name: "SQLitedClientTests", dependencies: ["SQLitedClient", "SQLitedTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
-@_exported public import SQLitedOpenAPI
 public import Foundation
 public import OpenAPIRuntime
 import OpenAPIURLSession
+@_exported public import SQLitedOpenAPI
 
 /// A client of sqlited: the generated ``Client`` (every operation and documented status of the server's OpenAPI
 /// document) and, over it, the few calls a backend makes most, with rows decoded to your `Decodable` types.

@@ -1,11 +1,12 @@
 import Foundation
 import OpenAPIRuntime
 import SQLitedClient
+import SQLitedTestSupport
 import Testing
 
 /// The client against the real server: every call of the hand-written layer, and the generated client's own
 /// outputs, over TCP.
-@Suite(.serialized) struct ClientEndToEndTests {
+@Suite struct ClientEndToEndTests {
     struct Item: Decodable, Equatable {
         var id: Int64
         var name: String?
@@ -39,10 +40,14 @@ import Testing
         let server = try SqlitedServer()
         let client = SQLitedClient(serverURL: server.url)
         _ = try await client.update("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
-        let results = try await client.transaction([.init("INSERT INTO t (v) VALUES ('a')"), .init("INSERT INTO t (v) VALUES (?)", ["b"])])
+        let results = try await client.transaction([
+            .init("INSERT INTO t (v) VALUES ('a')"), .init("INSERT INTO t (v) VALUES (?)", ["b"]),
+        ])
         #expect(results.map(\.changes) == [1, 1])
         let error = await #expect(throws: SQLitedError.self) {
-            try await client.transaction([.init("INSERT INTO t (v) VALUES ('c')"), .init("INSERT INTO t (v) VALUES ('a')")])
+            try await client.transaction([
+                .init("INSERT INTO t (v) VALUES ('c')"), .init("INSERT INTO t (v) VALUES ('a')"),
+            ])
         }
         #expect(error?.status == 409)
         #expect(error?.code == "SQLITE_CONSTRAINT_UNIQUE")

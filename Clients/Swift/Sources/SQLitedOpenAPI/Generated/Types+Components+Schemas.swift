@@ -567,6 +567,14 @@ extension Components {
                 case results
             }
         }
+        /// application/x-ndjson: a line {"columns": [...], "types": [...]}, a line per row (an object or an array, as shape says), then {"rows": n}, or {"error": {...}} when the statement failed after the first line.
+        ///
+        /// - Remark: Generated from `#/components/schemas/NDJSONStream`.
+        public typealias NDJSONStream = Swift.String
+        /// text/csv; charset=utf-8; header=present (RFC 4180): a header record, a record per row, CRLF after each; NULL an empty unquoted field, empty text "", a BLOB in base64. An error after the first byte cuts the response.
+        ///
+        /// - Remark: Generated from `#/components/schemas/CSVStream`.
+        public typealias CSVStream = Swift.String
         /// - Remark: Generated from `#/components/schemas/Column`.
         public struct Column: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Column/cid`.

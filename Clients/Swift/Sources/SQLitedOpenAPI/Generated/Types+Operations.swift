@@ -70,6 +70,49 @@ public enum Operations {
                             switch self {
                             case let .json(body):
                                 return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "application/json",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/query/POST/responses/200/content/application\/x-ndjson`.
+                    case applicationXNdjson(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.applicationXNdjson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationXNdjson`.
+                    /// - SeeAlso: `.applicationXNdjson`.
+                    public var applicationXNdjson: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .applicationXNdjson(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "application/x-ndjson",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/query/POST/responses/200/content/text\/csv`.
+                    case csv(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.csv`.
+                    ///
+                    /// - Throws: An error if `self` is not `.csv`.
+                    /// - SeeAlso: `.csv`.
+                    public var csv: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .csv(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "text/csv",
+                                    body: self
+                                )
                             }
                         }
                     }
@@ -84,7 +127,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Success.
+            /// Success. With `Accept: application/x-ndjson` or `text/csv` the result is streamed as rows are read (API.md, Streaming results); 406 when Accept allows none of the three formats.
             ///
             /// - Remark: Generated from `#/paths//query/post(postQuery)/responses/200`.
             ///
@@ -383,6 +426,29 @@ public enum Operations {
                     }
                 }
             }
+            /// The error body of the contract.
+            ///
+            /// - Remark: Generated from `#/paths//query/post(postQuery)/responses/406`.
+            ///
+            /// HTTP response code: `406 notAcceptable`.
+            case notAcceptable(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notAcceptable`.
+            ///
+            /// - Throws: An error if `self` is not `.notAcceptable`.
+            /// - SeeAlso: `.notAcceptable`.
+            public var notAcceptable: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notAcceptable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notAcceptable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -390,11 +456,17 @@ public enum Operations {
         }
         @frozen public enum AcceptableContentType: AcceptableProtocol {
             case json
+            case applicationXNdjson
+            case csv
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "application/json":
                     self = .json
+                case "application/x-ndjson":
+                    self = .applicationXNdjson
+                case "text/csv":
+                    self = .csv
                 default:
                     self = .other(rawValue)
                 }
@@ -405,11 +477,17 @@ public enum Operations {
                     return string
                 case .json:
                     return "application/json"
+                case .applicationXNdjson:
+                    return "application/x-ndjson"
+                case .csv:
+                    return "text/csv"
                 }
             }
             public static var allCases: [Self] {
                 [
-                    .json
+                    .json,
+                    .applicationXNdjson,
+                    .csv
                 ]
             }
         }
@@ -6068,6 +6146,49 @@ public enum Operations {
                             switch self {
                             case let .json(body):
                                 return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "application/json",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/tables/{table}/rows/GET/responses/200/content/application\/x-ndjson`.
+                    case applicationXNdjson(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.applicationXNdjson`.
+                    ///
+                    /// - Throws: An error if `self` is not `.applicationXNdjson`.
+                    /// - SeeAlso: `.applicationXNdjson`.
+                    public var applicationXNdjson: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .applicationXNdjson(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "application/x-ndjson",
+                                    body: self
+                                )
+                            }
+                        }
+                    }
+                    /// - Remark: Generated from `#/paths/tables/{table}/rows/GET/responses/200/content/text\/csv`.
+                    case csv(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.csv`.
+                    ///
+                    /// - Throws: An error if `self` is not `.csv`.
+                    /// - SeeAlso: `.csv`.
+                    public var csv: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .csv(body):
+                                return body
+                            default:
+                                try throwUnexpectedResponseBody(
+                                    expectedContent: "text/csv",
+                                    body: self
+                                )
                             }
                         }
                     }
@@ -6082,7 +6203,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Success.
+            /// Success. With `Accept: application/x-ndjson` or `text/csv` the result is streamed as rows are read (API.md, Streaming results); 406 when Accept allows none of the three formats.
             ///
             /// - Remark: Generated from `#/paths//tables/{table}/rows/get(getTablesTableRows)/responses/200`.
             ///
@@ -6381,6 +6502,29 @@ public enum Operations {
                     }
                 }
             }
+            /// The error body of the contract.
+            ///
+            /// - Remark: Generated from `#/paths//tables/{table}/rows/get(getTablesTableRows)/responses/406`.
+            ///
+            /// HTTP response code: `406 notAcceptable`.
+            case notAcceptable(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.notAcceptable`.
+            ///
+            /// - Throws: An error if `self` is not `.notAcceptable`.
+            /// - SeeAlso: `.notAcceptable`.
+            public var notAcceptable: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .notAcceptable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notAcceptable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -6388,11 +6532,17 @@ public enum Operations {
         }
         @frozen public enum AcceptableContentType: AcceptableProtocol {
             case json
+            case applicationXNdjson
+            case csv
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "application/json":
                     self = .json
+                case "application/x-ndjson":
+                    self = .applicationXNdjson
+                case "text/csv":
+                    self = .csv
                 default:
                     self = .other(rawValue)
                 }
@@ -6403,11 +6553,17 @@ public enum Operations {
                     return string
                 case .json:
                     return "application/json"
+                case .applicationXNdjson:
+                    return "application/x-ndjson"
+                case .csv:
+                    return "text/csv"
                 }
             }
             public static var allCases: [Self] {
                 [
-                    .json
+                    .json,
+                    .applicationXNdjson,
+                    .csv
                 ]
             }
         }

@@ -1,14 +1,15 @@
-import Foundation
+public import Foundation
 
-/// A real `sqlited` for the client's tests: the binary `SQLITED_BINARY` names (`make client-test` sets it to the
-/// server's debug build), serving a new database in a temporary folder on a free loopback port.
-final class SqlitedServer: @unchecked Sendable {
-    let url: URL
-    let directory: URL
+/// A real `sqlited` for tests of the client and of the programs built on it (`Examples/`): the binary
+/// `SQLITED_BINARY` names (`make client-test` sets it to the server's debug build), serving a new database in a
+/// temporary folder on a free loopback port, stopped when released.
+public final class SqlitedServer: @unchecked Sendable {
+    public let url: URL
+    public let directory: URL
     private let process: Process
 
     /// The binary under test; a missing one is a failure, not a skip (`make client-test` always sets it).
-    static var binary: String {
+    public static var binary: String {
         get throws {
             guard let path = ProcessInfo.processInfo.environment["SQLITED_BINARY"], !path.isEmpty else {
                 throw SetupError("set SQLITED_BINARY to a built sqlited (make client-test does)")
@@ -18,7 +19,7 @@ final class SqlitedServer: @unchecked Sendable {
     }
 
     /// Starts the server; `tokens` are `NAME:ROLE:TOKEN` entries, hashed with `sqlited hash-token`.
-    init(tokens: [String] = [], environment: [String: String] = [:]) throws {
+    public init(tokens: [String] = [], environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlited-client-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SQLITED_") }
@@ -83,8 +84,8 @@ final class SqlitedServer: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    struct SetupError: Error, CustomStringConvertible {
-        let description: String
+    public struct SetupError: Error, CustomStringConvertible {
+        public let description: String
         init(_ description: String) { self.description = description }
     }
 }
