@@ -319,3 +319,17 @@ extension APIError {
         return writer.takeBytes()
     }
 }
+
+extension APISchemas {
+    /// The JSON Schemas of the error body (OpenAPI, ``APISchemas``).
+    static let errorBody: [(name: String, json: String)] = [
+        (
+            "Error",
+            ##"{"type": "object", "required": ["error"], "properties": {"error": {"$ref": "#/components/schemas/ErrorObject"}}}"##
+        ),
+        (
+            "ErrorObject",
+            ##"{"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string", "description": "Stable and machine-readable: the SQLite extended result code's name (SQLITE_…) or one of the contract's names."}, "message": {"type": "string"}, "sqlite_code": {"type": "integer"}, "statement_index": {"type": "integer"}, "rolled_back": {"type": "boolean"}, "row_index": {"type": "integer"}}}"##
+        ),
+    ]
+}

@@ -145,3 +145,13 @@ struct BatchRun {
         return (failure.status, writer.bytes, failure.headers)
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of `POST /batch`'s answer (OpenAPI, ``APISchemas``).
+    static let batchResults: [(name: String, json: String)] = [
+        (
+            "BatchResults",
+            ##"{"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"oneOf": [{"$ref": "#/components/schemas/Result"}, {"$ref": "#/components/schemas/Error"}]}}, "error": {"$ref": "#/components/schemas/ErrorObject"}}}"##
+        )
+    ]
+}

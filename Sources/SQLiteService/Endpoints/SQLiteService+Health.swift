@@ -35,3 +35,13 @@ extension SQLiteService {
         return Self.jsonResponse(writer.bytes)
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of `GET /health`'s answer (OpenAPI, ``APISchemas``).
+    static let health: [(name: String, json: String)] = [
+        (
+            "Health",
+            ##"{"type": "object", "required": ["status"], "properties": {"status": {"type": "string", "enum": ["ok", "unavailable"]}, "version": {"type": "string"}, "sqlite_version": {"type": "string"}, "error": {"$ref": "#/components/schemas/ErrorObject"}}}"##
+        )
+    ]
+}

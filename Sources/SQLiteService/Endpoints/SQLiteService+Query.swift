@@ -57,3 +57,25 @@ extension SQLiteService {
         return .statement
     }
 }
+
+extension APISchemas {
+    /// The JSON Schemas of a statement's result and its streamed forms (OpenAPI, ``APISchemas``).
+    static let queryResults: [(name: String, json: String)] = [
+        (
+            "ResultRow",
+            ##"{"description": "A row: an object keyed by column name, or an array with shape/_shape arrays.", "oneOf": [{"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Value"}}, {"type": "array", "items": {"$ref": "#/components/schemas/Value"}}]}"##
+        ),
+        (
+            "Result",
+            ##"{"type": "object", "properties": {"columns": {"type": "array", "items": {"type": "string"}}, "types": {"type": "array", "items": {"type": ["string", "null"]}}, "rows": {"type": "array", "items": {"$ref": "#/components/schemas/ResultRow"}}, "truncated": {"type": "boolean"}, "changes": {"type": "integer"}, "last_insert_rowid": {"description": "An integer; a string of digits with int64_as_string; null when unknown.", "if": {"type": "string"}, "then": {"pattern": "^-?[0-9]+$"}, "else": {"type": ["integer", "null"]}}, "count": {"type": "integer"}}}"##
+        ),
+        (
+            "NDJSONStream",
+            ##"{"type": "string", "description": "application/x-ndjson: a line {\"columns\": [...], \"types\": [...]}, a line per row (an object or an array, as shape says), then {\"rows\": n}, or {\"error\": {...}} when the statement failed after the first line."}"##
+        ),
+        (
+            "CSVStream",
+            ##"{"type": "string", "description": "text/csv; charset=utf-8; header=present (RFC 4180): a header record, a record per row, CRLF after each; NULL an empty unquoted field, empty text \"\", a BLOB in base64. An error after the first byte cuts the response."}"##
+        ),
+    ]
+}

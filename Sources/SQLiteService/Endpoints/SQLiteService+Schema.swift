@@ -103,3 +103,17 @@ extension SQLiteService {
         return String(String.UnicodeScalarView(scalars))
     }
 }
+
+extension APISchemas {
+    /// The JSON Schemas of `GET /schema` and `GET /schema/{table}` (OpenAPI, ``APISchemas``).
+    static let schema: [(name: String, json: String)] = [
+        (
+            "Schema",
+            ##"{"type": "object", "required": ["objects"], "properties": {"objects": {"type": "array", "items": {"type": "object", "required": ["type", "name", "tbl_name", "sql"], "properties": {"type": {"type": "string"}, "name": {"type": "string"}, "tbl_name": {"type": "string"}, "sql": {"type": ["string", "null"]}}}}}}"##
+        ),
+        (
+            "TableSchema",
+            ##"{"type": "object", "required": ["name", "columns"], "properties": {"name": {"type": "string"}, "columns": {"type": "array", "items": {"$ref": "#/components/schemas/Column"}}}}"##
+        ),
+    ]
+}

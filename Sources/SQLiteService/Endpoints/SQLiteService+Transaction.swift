@@ -69,3 +69,13 @@ extension TransactionRequest.Mode {
         }
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of `POST /transaction`'s answer (OpenAPI, ``APISchemas``).
+    static let transactionResults: [(name: String, json: String)] = [
+        (
+            "TransactionResults",
+            ##"{"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {"$ref": "#/components/schemas/Result"}}}}"##
+        )
+    ]
+}

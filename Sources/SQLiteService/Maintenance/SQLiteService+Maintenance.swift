@@ -91,3 +91,29 @@ enum MaintenanceRequest {
         }
     }
 }
+
+extension APISchemas {
+    /// The JSON Schemas of the maintenance endpoints (OpenAPI, ``APISchemas``).
+    static let maintenance: [(name: String, json: String)] = [
+        (
+            "Checkpoint",
+            ##"{"type": "object", "required": ["mode", "wal_frames", "checkpointed_frames"], "properties": {"mode": {"type": "string"}, "wal_frames": {"type": "integer"}, "checkpointed_frames": {"type": "integer"}}}"##
+        ),
+        (
+            "Vacuum",
+            ##"{"type": "object", "required": ["size_before", "size_after", "checkpoint"], "properties": {"size_before": {"type": "integer"}, "size_after": {"type": "integer"}, "checkpoint": {"type": ["object", "null"], "description": "The checkpoint VACUUM ran after itself (WAL mode), else null.", "required": ["mode", "wal_frames", "checkpointed_frames"], "properties": {"mode": {"type": "string"}, "wal_frames": {"type": "integer"}, "checkpointed_frames": {"type": "integer"}}}}}"##
+        ),
+        (
+            "CheckpointRequest",
+            ##"{"type": "object", "additionalProperties": false, "properties": {"mode": {"type": "string", "enum": ["passive", "full", "restart", "truncate"]}}}"##
+        ),
+        (
+            "OptimizeRequest",
+            ##"{"type": "object", "additionalProperties": false, "properties": {"analyze": {"type": "boolean"}}}"##
+        ),
+        (
+            "Optimize",
+            ##"{"type": "object", "required": ["analyzed"], "properties": {"analyzed": {"type": "boolean"}}}"##
+        ),
+    ]
+}

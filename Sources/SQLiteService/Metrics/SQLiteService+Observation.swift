@@ -115,3 +115,10 @@ extension SQLiteService {
     }
 
 }
+
+extension APISchemas {
+    /// The schema of `GET /metrics`'s text (OpenAPI, ``APISchemas``).
+    static let metricsText: [(name: String, json: String)] = [
+        ("PrometheusText", ##"{"type": "string", "description": "The Prometheus text exposition format 0.0.4."}"##)
+    ]
+}

@@ -106,3 +106,13 @@ extension SQLiteService {
         }
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of `POST /backup`'s answer (OpenAPI, ``APISchemas``).
+    static let backup: [(name: String, json: String)] = [
+        (
+            "Backup",
+            ##"{"type": "object", "required": ["file", "size"], "properties": {"file": {"type": "string"}, "size": {"type": "integer"}}}"##
+        )
+    ]
+}

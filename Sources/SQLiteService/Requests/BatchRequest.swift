@@ -20,3 +20,13 @@ public struct BatchRequest: Sendable, Equatable {
         self.options = options
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of `POST /batch`'s body (OpenAPI, ``APISchemas``).
+    static let batchRequest: [(name: String, json: String)] = [
+        (
+            "BatchRequest",
+            ##"{"allOf": [{"type": "object", "properties": {"statements": {"type": "array", "items": {"$ref": "#/components/schemas/StatementObject"}}, "script": {"type": "string"}, "continue_on_error": {"type": "boolean"}}}, {"$ref": "#/components/schemas/Options"}]}"##
+        )
+    ]
+}

@@ -11,3 +11,13 @@ public struct QueryRequest: Sendable, Equatable {
         self.options = options
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of `POST /query`'s body (OpenAPI, ``APISchemas``).
+    static let queryRequest: [(name: String, json: String)] = [
+        (
+            "QueryRequest",
+            ##"{"allOf": [{"$ref": "#/components/schemas/StatementObject"}, {"$ref": "#/components/schemas/Options"}]}"##
+        )
+    ]
+}

@@ -26,3 +26,13 @@ public struct RequestOptions: Sendable, Equatable {
         self.timeoutMs = timeoutMs
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of the request options (OpenAPI, ``APISchemas``).
+    static let requestOptions: [(name: String, json: String)] = [
+        (
+            "Options",
+            ##"{"type": "object", "properties": {"shape": {"type": "string", "enum": ["objects", "arrays"]}, "int64_as_string": {"type": "boolean"}, "max_rows": {"type": "integer", "minimum": 0}, "timeout_ms": {"type": "integer", "minimum": 0}}}"##
+        )
+    ]
+}

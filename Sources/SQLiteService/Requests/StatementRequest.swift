@@ -39,3 +39,13 @@ public struct StatementRequest: Sendable, Equatable {
         self.parameters = parameters
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of the statement object (OpenAPI, ``APISchemas``).
+    static let statementObject: [(name: String, json: String)] = [
+        (
+            "StatementObject",
+            ##"{"type": "object", "required": ["sql"], "properties": {"sql": {"type": "string"}, "params": {"$ref": "#/components/schemas/Params"}, "params_batch": {"type": "array", "items": {"$ref": "#/components/schemas/Params"}}}}"##
+        )
+    ]
+}

@@ -30,3 +30,13 @@ public struct TransactionRequest: Sendable, Equatable {
         self.options = options
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of `POST /transaction`'s body (OpenAPI, ``APISchemas``).
+    static let transactionRequest: [(name: String, json: String)] = [
+        (
+            "TransactionRequest",
+            ##"{"allOf": [{"type": "object", "required": ["statements"], "properties": {"statements": {"type": "array", "items": {"$ref": "#/components/schemas/StatementObject"}}, "mode": {"type": "string", "enum": ["deferred", "immediate", "exclusive"]}}}, {"$ref": "#/components/schemas/Options"}]}"##
+        )
+    ]
+}

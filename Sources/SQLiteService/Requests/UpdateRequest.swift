@@ -8,3 +8,13 @@ public struct UpdateRequest: Sendable, Equatable {
         self.options = options
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of `POST /update`'s body (OpenAPI, ``APISchemas``).
+    static let updateRequest: [(name: String, json: String)] = [
+        (
+            "UpdateRequest",
+            ##"{"allOf": [{"$ref": "#/components/schemas/StatementObject"}, {"$ref": "#/components/schemas/Options"}]}"##
+        )
+    ]
+}

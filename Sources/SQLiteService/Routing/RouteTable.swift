@@ -156,7 +156,7 @@ enum RouteTable {
             limits throws(APIError) in try service.tablesWrite(request, limits: limits)
         },
         tablesRead(.tablesRow, responseBody: "Row"),
-        write(.tablesRow, ["PATCH", "DELETE"], requestBody: "RowPatch", responseBody: "Row") {
+        write(.tablesRow, ["PATCH", "DELETE"], requestBody: "RowPatch", responseBody: "RowWriteResult") {
             service,
             request,
             limits throws(APIError) in try service.tablesWrite(request, limits: limits)

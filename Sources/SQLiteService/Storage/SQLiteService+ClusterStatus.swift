@@ -59,3 +59,13 @@ extension SQLiteService {
         return Self.jsonResponse(writer.bytes)
     }
 }
+
+extension APISchemas {
+    /// The JSON Schema of `GET /cluster`'s answer (OpenAPI, ``APISchemas``).
+    static let clusterStatus: [(name: String, json: String)] = [
+        (
+            "ClusterStatus",
+            ##"{"type": "object", "required": ["node", "leader", "nodes"], "properties": {"node": {"type": "object"}, "leader": {"description": "The leader, or null while there is none.", "if": {"type": "object"}, "else": {"type": "null"}}, "nodes": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}, "address": {"type": "string"}, "role": {"type": "string", "enum": ["voter", "standby", "spare"]}, "leader": {"type": "boolean"}}}}}}"##
+        )
+    ]
+}

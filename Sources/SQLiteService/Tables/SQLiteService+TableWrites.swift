@@ -225,3 +225,25 @@ struct TableInsertRequest {
         guard !rows.isEmpty else { throw .invalidRequest("rows is missing") }
     }
 }
+
+extension APISchemas {
+    /// The JSON Schemas of the Tables API's writes (OpenAPI, ``APISchemas``).
+    static let tablesWrites: [(name: String, json: String)] = [
+        (
+            "RowsInsert",
+            ##"{"type": "object", "required": ["rows"], "properties": {"rows": {"type": "array", "minItems": 1, "items": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Value"}}}, "on_conflict": {"type": "string", "enum": ["error", "ignore", "update"]}, "int64_as_string": {"type": "boolean"}}}"##
+        ),
+        (
+            "Changes",
+            ##"{"type": "object", "required": ["changes"], "properties": {"changes": {"type": "integer"}, "keys": {"type": "array", "items": {"description": "The row's key, or null.", "if": {"type": "object"}, "else": {"type": "null"}}}}}"##
+        ),
+        (
+            "RowPatch",
+            ##"{"type": "object", "minProperties": 1, "additionalProperties": {"$ref": "#/components/schemas/Value"}}"##
+        ),
+        (
+            "RowWriteResult",
+            ##"{"description": "PATCH: the updated row; DELETE: the number of rows deleted.", "oneOf": [{"$ref": "#/components/schemas/Row"}, {"$ref": "#/components/schemas/Changes"}]}"##
+        ),
+    ]
+}

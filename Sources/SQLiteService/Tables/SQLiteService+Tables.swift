@@ -326,3 +326,26 @@ extension SQLiteService {
         }
     }
 }
+
+extension APISchemas {
+    /// The JSON Schemas of the Tables API's reads (OpenAPI, ``APISchemas``).
+    static let tablesReads: [(name: String, json: String)] = [
+        (
+            "Column",
+            ##"{"type": "object", "required": ["cid", "name", "type", "notnull", "default", "pk"], "properties": {"cid": {"type": "integer"}, "name": {"type": "string"}, "type": {"type": "string"}, "notnull": {"type": "integer"}, "default": {"type": ["string", "null"]}, "pk": {"type": "integer"}}}"##
+        ),
+        (
+            "TableList",
+            ##"{"type": "object", "required": ["tables"], "properties": {"tables": {"type": "array", "items": {"type": "object", "required": ["name", "key", "columns"], "properties": {"name": {"type": "string"}, "key": {"type": "array", "items": {"type": "string"}}, "columns": {"type": "array", "items": {"$ref": "#/components/schemas/Column"}}}}}}}"##
+        ),
+        (
+            "RowPage",
+            ##"{"type": "object", "required": ["rows", "next"], "properties": {"columns": {"type": "array", "items": {"type": "string"}}, "rows": {"type": "array", "items": {"$ref": "#/components/schemas/ResultRow"}}, "next": {"type": ["string", "null"]}, "prev": {"type": ["string", "null"]}, "count": {"type": "integer"}}}"##
+        ),
+        (
+            "Row",
+            ##"{"type": "object", "required": ["row"], "properties": {"columns": {"type": "array", "items": {"type": "string"}}, "row": {"description": "An object, or an array with _shape=arrays.", "if": {"type": "object"}, "else": {"type": "array"}}}}"##
+        ),
+        ("Count", ##"{"type": "object", "required": ["count"], "properties": {"count": {"type": "integer"}}}"##),
+    ]
+}

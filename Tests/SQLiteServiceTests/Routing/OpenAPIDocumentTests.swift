@@ -37,6 +37,16 @@ import Testing
         #expect(left.allSatisfy { $0.isConsole })
     }
 
+    /// Every schema declared beside an endpoint is used: named by a route or by another schema's `$ref`.
+    @Test func everySchema_isUsed() {
+        let text = String(decoding: OpenAPIDocument.make(version: "test"), as: UTF8.self)
+        let named = Set(RouteTable.routes.filter(\.isInAPIDocument).flatMap { [$0.responseBody, $0.requestBody] })
+        for (name, _) in APISchemas.all {
+            let used = named.contains(name) || text.contains(##""#/components/schemas/\##(name)""##)
+            #expect(used, "\(name) is declared but nothing uses it")
+        }
+    }
+
     /// Each schema parses, every `$ref` names a schema or response the document defines, and the routes' body
     /// names are all defined.
     @Test func schemas_parseAndEveryReferenceResolves() throws {

@@ -103,5 +103,23 @@ import Testing
         #expect(tables.map(\.name) == ["t"])
         let page = try await client.generated.getTablesTableRows(path: .init(table: "t")).ok.body.json
         #expect(page.rows.count == 1 && page.next == nil)
+        // A row's PATCH answers the row, its DELETE the changes: the document's RowWriteResult is either.
+        _ = try await client.update("ALTER TABLE t ADD COLUMN note TEXT")
+        let patch = Components.Schemas.RowPatch(additionalProperties: ["note": "patched"])
+        let patched = try await client.generated.patchTablesTableRowsKey(
+            path: .init(table: "t", key: "1"),
+            body: .json(patch)
+        )
+        guard case .Row(let row) = try patched.ok.body.json else {
+            Issue.record("PATCH: expected the row, got \(patched)")
+            return
+        }
+        #expect(row.row.value as? [String: (any Sendable)?] != nil)
+        let deleted = try await client.generated.deleteTablesTableRowsKey(path: .init(table: "t", key: "1"))
+        guard case .Changes(let changes) = try deleted.ok.body.json else {
+            Issue.record("DELETE: expected the changes, got \(deleted)")
+            return
+        }
+        #expect(changes.changes == 1)
     }
 }

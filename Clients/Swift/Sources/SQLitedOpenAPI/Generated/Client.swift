@@ -9967,7 +9967,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Row.self,
+                            Components.Schemas.RowWriteResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)
@@ -10474,7 +10474,7 @@ public struct Client: APIProtocol {
                     switch chosenContentType {
                     case "application/json":
                         body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Row.self,
+                            Components.Schemas.RowWriteResult.self,
                             from: responseBody,
                             transforming: { value in
                                 .json(value)

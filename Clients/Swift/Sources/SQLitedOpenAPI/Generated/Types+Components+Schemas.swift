@@ -374,14 +374,6 @@ extension Components {
                 try self.value2.encode(to: encoder)
             }
         }
-        /// - Remark: Generated from `#/components/schemas/EmptyObject`.
-        public struct EmptyObject: Codable, Hashable, Sendable {
-            /// Creates a new `EmptyObject`.
-            public init() {}
-            public init(from decoder: any Swift.Decoder) throws {
-                try decoder.ensureNoAdditionalProperties(knownKeys: [])
-            }
-        }
         /// A row: an object keyed by column name, or an array with shape/_shape arrays.
         ///
         /// - Remark: Generated from `#/components/schemas/ResultRow`.
@@ -492,6 +484,14 @@ extension Components {
                 case count
             }
         }
+        /// application/x-ndjson: a line {"columns": [...], "types": [...]}, a line per row (an object or an array, as shape says), then {"rows": n}, or {"error": {...}} when the statement failed after the first line.
+        ///
+        /// - Remark: Generated from `#/components/schemas/NDJSONStream`.
+        public typealias NDJSONStream = Swift.String
+        /// text/csv; charset=utf-8; header=present (RFC 4180): a header record, a record per row, CRLF after each; NULL an empty unquoted field, empty text "", a BLOB in base64. An error after the first byte cuts the response.
+        ///
+        /// - Remark: Generated from `#/components/schemas/CSVStream`.
+        public typealias CSVStream = Swift.String
         /// - Remark: Generated from `#/components/schemas/BatchResults`.
         public struct BatchResults: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/BatchResults/ResultsPayload`.
@@ -567,14 +567,6 @@ extension Components {
                 case results
             }
         }
-        /// application/x-ndjson: a line {"columns": [...], "types": [...]}, a line per row (an object or an array, as shape says), then {"rows": n}, or {"error": {...}} when the statement failed after the first line.
-        ///
-        /// - Remark: Generated from `#/components/schemas/NDJSONStream`.
-        public typealias NDJSONStream = Swift.String
-        /// text/csv; charset=utf-8; header=present (RFC 4180): a header record, a record per row, CRLF after each; NULL an empty unquoted field, empty text "", a BLOB in base64. An error after the first byte cuts the response.
-        ///
-        /// - Remark: Generated from `#/components/schemas/CSVStream`.
-        public typealias CSVStream = Swift.String
         /// - Remark: Generated from `#/components/schemas/Column`.
         public struct Column: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Column/cid`.
@@ -848,26 +840,38 @@ extension Components {
         /// PATCH: the updated row; DELETE: the number of rows deleted.
         ///
         /// - Remark: Generated from `#/components/schemas/RowWriteResult`.
-        public struct RowWriteResult: Codable, Hashable, Sendable {
-            /// - Remark: Generated from `#/components/schemas/RowWriteResult/row`.
-            public var row: OpenAPIRuntime.OpenAPIObjectContainer?
-            /// - Remark: Generated from `#/components/schemas/RowWriteResult/changes`.
-            public var changes: Swift.Int?
-            /// Creates a new `RowWriteResult`.
-            ///
-            /// - Parameters:
-            ///   - row:
-            ///   - changes:
-            public init(
-                row: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
-                changes: Swift.Int? = nil
-            ) {
-                self.row = row
-                self.changes = changes
+        @frozen public enum RowWriteResult: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RowWriteResult/case1`.
+            case Row(Components.Schemas.Row)
+            /// - Remark: Generated from `#/components/schemas/RowWriteResult/case2`.
+            case Changes(Components.Schemas.Changes)
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self = .Row(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self = .Changes(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
             }
-            public enum CodingKeys: String, CodingKey {
-                case row
-                case changes
+            public func encode(to encoder: any Swift.Encoder) throws {
+                switch self {
+                case let .Row(value):
+                    try value.encode(to: encoder)
+                case let .Changes(value):
+                    try value.encode(to: encoder)
+                }
             }
         }
         /// - Remark: Generated from `#/components/schemas/Health`.
@@ -1247,6 +1251,14 @@ extension Components {
                 case node
                 case leader
                 case nodes
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EmptyObject`.
+        public struct EmptyObject: Codable, Hashable, Sendable {
+            /// Creates a new `EmptyObject`.
+            public init() {}
+            public init(from decoder: any Swift.Decoder) throws {
+                try decoder.ensureNoAdditionalProperties(knownKeys: [])
             }
         }
         /// This document.

@@ -7936,12 +7936,12 @@ public enum Operations {
                 /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/PATCH/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/PATCH/responses/200/content/application\/json`.
-                    case json(Components.Schemas.Row)
+                    case json(Components.Schemas.RowWriteResult)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Components.Schemas.Row {
+                    public var json: Components.Schemas.RowWriteResult {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -8347,12 +8347,12 @@ public enum Operations {
                 /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/DELETE/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/DELETE/responses/200/content/application\/json`.
-                    case json(Components.Schemas.Row)
+                    case json(Components.Schemas.RowWriteResult)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Components.Schemas.Row {
+                    public var json: Components.Schemas.RowWriteResult {
                         get throws {
                             switch self {
                             case let .json(body):
