@@ -29,6 +29,25 @@ struct LocalWriteSession: WriteSession {
         try db.committingAlone(body)
     }
 
+    /// Prepared afresh, never from the statement cache: a client sending the same text must not be lent a statement
+    /// the authorizer let through for the server.
+    func serverStatement(_ sql: String, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]] {
+        do {
+            return try SQLPolicy.asServer(db) {
+                let statement = try db.makeStatement(sql: sql)
+                try statement.bind(.positional(arguments))
+                var rows: [[DatabaseValue]] = []
+                while try statement.step() {
+                    rows.append((0..<statement.columnCount).map { statement.value(at: $0) })
+                }
+                statement.reset()
+                return rows
+            }
+        } catch {
+            throw APIError(error, db: db)
+        }
+    }
+
     func afterBatchStep(_ run: BatchRun) throws(APIError) {
         try run.checkGroupTransaction(grouped: grouped, db: db)
     }
@@ -63,7 +82,8 @@ struct LocalWriteSession: WriteSession {
             } catch {
                 throw APIError(error, db: db)
             }
-            let value = try body(self)
+            // Inside the transaction now: a nested atomic unit takes a savepoint, and a `/batch` checks it is still open.
+            let value = try body(LocalWriteSession(db))
             do {
                 try db.commit()
             } catch {
