@@ -46,7 +46,7 @@ struct IdempotentWrite {
     private func once(_ write: StorageWrite, on session: any WriteSession) throws(APIError) -> WriteAnswer {
         let now = Int64(Date().timeIntervalSince1970)
         if expiry.isDue(now: now, retention: retention) {
-            try Self.expire(before: now - retention, on: session, metrics: metrics)
+            try Self.expire(before: now - retention, metrics: metrics, run: session.serverStatement)
         }
         if let stored = try lookup(on: session, now: now) {
             guard stored.fingerprint == fingerprint else {
@@ -140,13 +140,16 @@ struct IdempotentWrite {
     ]
 
     /// Deletes the keys stored at or before `cutoff` (Unix seconds) and records how many are left.
-    static func expire(before cutoff: Int64, on session: any WriteSession, metrics: ServiceMetrics?) throws(APIError) {
+    ///
+    /// - Parameter run: Runs one of the server's statements (``WriteSession/serverStatement(_:_:)``).
+    static func expire(
+        before cutoff: Int64,
+        metrics: ServiceMetrics?,
+        run: (String, [DatabaseValue]) throws(APIError) -> [[DatabaseValue]]
+    ) throws(APIError) {
         do {
-            _ = try session.serverStatement("DELETE FROM \(table) WHERE created <= ?", [.integer(cutoff)])
-            if let metrics,
-                case .integer(let count)? = try session.serverStatement("SELECT count(*) FROM \(table)", []).first?
-                    .first
-            {
+            _ = try run("DELETE FROM \(table) WHERE created <= ?", [.integer(cutoff)])
+            if let metrics, case .integer(let count)? = try run("SELECT count(*) FROM \(table)", []).first?.first {
                 metrics.idempotency.stored.record(Int(count))
             }
         } catch  where isMissingTable(error) {
@@ -162,9 +165,10 @@ struct IdempotentWrite {
     }
 }
 
-/// When expired keys are deleted next: by a keyed write, at most once per interval (a tenth of the retention,
-/// between one second and ten minutes) per process, in the write's own transaction — on the cluster through the
-/// leader like every write. Between two passes a lookup ignores an expired key anyway.
+/// When expired keys are deleted next, at most once per interval (a tenth of the retention, between one second and
+/// ten minutes) per process: by a keyed write, in its own transaction, or by ``IdempotencyExpiryScheduler`` in the
+/// background, whichever comes first — on the cluster through the leader like every write. Between two passes a
+/// lookup ignores an expired key anyway.
 final class IdempotencyExpiry: Sendable {
     private let next = Atomic<Int64>(0)
 

@@ -1,4 +1,6 @@
+import Foundation
 import HTTPServer
+import SQLiteEngine
 
 extension SQLiteService {
     /// The write of `request`, made by its route's `make`, under its `Idempotency-Key` when it carries one: the one
@@ -44,5 +46,43 @@ extension SQLiteService {
         }
         keyed.claim = claim
         return keyed
+    }
+}
+
+extension SQLiteService {
+    /// The `idempotency.retention` in force, in whole seconds (at least 1).
+    var idempotencyRetentionSeconds: Int64 {
+        max(1, settings.options.idempotencyRetention.components.seconds)
+    }
+
+    /// Whether a pass of ``expireIdempotencyKeys()`` is due now (true for one caller per interval).
+    func idempotencyExpiryIsDue() -> Bool {
+        idempotencyExpiry.isDue(now: Int64(Date().timeIntervalSince1970), retention: idempotencyRetentionSeconds)
+    }
+
+    /// Deletes the keys older than `idempotency.retention` (see ``IdempotencyExpiryScheduler``): on the local
+    /// writer between write groups, or on the cluster's leader.
+    public func expireIdempotencyKeys() throws(APIError) {
+        let cutoff = Int64(Date().timeIntervalSince1970) - idempotencyRetentionSeconds
+        let metrics = settings.options.metrics
+        switch storage {
+        case .local(let pool):
+            do {
+                try pool.write { db in
+                    try IdempotentWrite.expire(before: cutoff, metrics: metrics) { sql, arguments throws(APIError) in
+                        try LocalWriteSession(db).serverStatement(sql, arguments)
+                    }
+                }
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw APIError(error, db: nil)
+            }
+        case .cluster(let cluster):
+            let target = ClusterTarget.client(cluster.writer)
+            try IdempotentWrite.expire(before: cutoff, metrics: metrics) { sql, arguments throws(APIError) in
+                try target.serverStatement(sql, arguments, until: .now + .seconds(10))
+            }
+        }
     }
 }

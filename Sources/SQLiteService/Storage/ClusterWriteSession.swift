@@ -37,12 +37,7 @@ struct ClusterWriteSession: WriteSession {
     /// Run on the leader as they are: its policy lets the server's tables through (``LeaderPolicy``), and this node's
     /// copy of the schema does not check them.
     func serverStatement(_ sql: String, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]] {
-        let parameters = arguments.map(\.dqliteValue)
-        if sql.hasPrefix("SELECT") {
-            return try target.query(sql, parameters, until: deadline).rows.map { $0.map(\.databaseValue) }
-        }
-        _ = try target.exec(sql, parameters)
-        return []
+        try target.serverStatement(sql, arguments, until: deadline)
     }
 
     func afterBatchStep(_ run: BatchRun) throws(APIError) {}

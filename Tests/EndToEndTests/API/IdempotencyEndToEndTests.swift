@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SQLiteEngine
 import Synchronization
 import Testing
 
@@ -70,6 +71,39 @@ import Testing
             #expect(all.allSatisfy { $0.0 == 200 || ($0.0 == 409 && $0.2 == "1") }, "\(all)")
             #expect(try setup.scalarInt("SELECT count(*) FROM \(table) WHERE x = \(round)") == 1)
         }
+    }
+
+    /// Checks that the daemon deletes expired keys in the background (`idempotency.retention` of 1 s from the
+    /// environment), with no keyed write coming after them: once it has stopped, the file holds the writes' rows
+    /// and no key.
+    @Test func expiredKeys_areDeletedInTheBackground() throws {
+        let directory = try TemporaryDirectory(prefix: "sqlited-idem")
+        var environment = ProcessInfo.processInfo.environment
+        environment["SQLITED_IDEMPOTENCY_RETENTION"] = "1"
+        let database = directory.path("db.sqlite").path
+        let server = try ServerProcess(
+            executableURL: TestPaths.builtProduct(named: "sqlited"),
+            arguments: ["--database", database, "--host", "127.0.0.1", "--port", "0"],
+            environment: environment
+        )
+        let client = try server.makeClient()
+        try client.update("CREATE TABLE t(x)")
+        for key in ["a", "b", "c"] {
+            let response = try client.postJSON(
+                "/update",
+                text: #"{"sql": "INSERT INTO t VALUES (1)"}"#,
+                headers: [("Idempotency-Key", key)]
+            )
+            #expect(response.status == 200)
+        }
+        Thread.sleep(forTimeInterval: 3.5)
+        _ = try server.stop()
+        var configuration = Configuration()
+        configuration.openOptions = [.readOnly, .noMutex]
+        let db = try Database(path: database, configuration: configuration)
+        defer { try? db.close() }
+        #expect(try db.int64(sql: "SELECT count(*) FROM t") == 3)
+        #expect(try db.int64(sql: "SELECT count(*) FROM _sqlited_idempotency") == 0)
     }
 
     /// Checks that a malformed key is 400 on a write (nothing written) and ignored on `/query` and a `GET`.

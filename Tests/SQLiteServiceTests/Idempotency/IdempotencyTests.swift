@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPServer
+import Logging
 import SQLiteEngine
 import Synchronization
 import Testing
@@ -238,6 +239,27 @@ import Testing
         #expect(try fixture.count("t") == 0)
         // The expiry pass deleted the other expired key too.
         #expect(try fixture.count(IdempotentWrite.table) == 1)
+        #expect(sample("sqlited_idempotency_keys_stored", in: try fixture.metricsText()) == 0)
+    }
+
+    /// Checks that the background scheduler deletes expired keys with no keyed write coming, and sets the gauge.
+    @Test func expiryScheduler_deletesExpiredKeysInTheBackground() throws {
+        var options = ServiceOptions()
+        options.idempotencyRetention = .seconds(1)
+        let fixture = try Self.fixture(options: options)
+        for key in ["a", "b", "c"] {
+            #expect(fixture.send("POST", "/update", json: Self.insert, key: key).status.code == 200)
+        }
+        #expect(try fixture.count(IdempotentWrite.table) == 3)
+        let scheduler = IdempotencyExpiryScheduler(service: fixture.service, logger: .init(label: "test"))
+        scheduler.start()
+        defer { scheduler.stop() }
+        let deadline = Date().addingTimeInterval(10)
+        while try fixture.count(IdempotentWrite.table) > 0, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(try fixture.count(IdempotentWrite.table) == 0)
+        #expect(try fixture.count("t") == 3)
         #expect(sample("sqlited_idempotency_keys_stored", in: try fixture.metricsText()) == 0)
     }
 
