@@ -148,9 +148,19 @@ enum SQLPolicy {
         }
     }
 
+    /// The text that starts every server statement on the local connections: a comment with 128 random bits of
+    /// this process's, never sent anywhere, so that the statement cache (keyed by text) never lends a statement the
+    /// authorizer let through for the server to a client sending the same SQL.
+    static let serverStatementTag: String = {
+        var generator = SystemRandomNumberGenerator()
+        let random = String(generator.next() as UInt64, radix: 16) + String(generator.next() as UInt64, radix: 16)
+        return "/* sqlited server \(random) */ "
+    }()
+
     /// Runs `body` (which prepares one of the server's own statements on `db`) with the server's tables allowed on
-    /// `db`: the authorizer decides when a statement is prepared, so the statement keeps the permission and nothing
-    /// prepared afterwards does. The caller never puts such a statement in the statement cache.
+    /// `db`: the authorizer decides when a statement is prepared (and prepared again after a schema change, so the
+    /// statement also runs inside `body`), so the statement keeps the permission and nothing prepared afterwards
+    /// does. A cached server statement is cached under ``serverStatementTag``.
     static func asServer<T>(_ db: Database, _ body: () throws -> T) rethrows -> T {
         let state = PolicyRegistry.shared.state(for: db)
         state?.setAllowsServerTables(true)

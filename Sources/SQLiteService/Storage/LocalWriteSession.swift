@@ -29,18 +29,19 @@ struct LocalWriteSession: WriteSession {
         try db.committingAlone(body)
     }
 
-    /// Prepared afresh, never from the statement cache: a client sending the same text must not be lent a statement
-    /// the authorizer let through for the server.
+    /// From the writer's statement cache under a text no client can send (``SQLPolicy/serverStatementTag``, a
+    /// random part of this process's): a client's identical statement is another cache entry, prepared under the
+    /// clients' policy.
     func serverStatement(_ sql: String, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]] {
         do {
             return try SQLPolicy.asServer(db) {
-                let statement = try db.makeStatement(sql: sql)
+                let statement = try db.cachedStatement(sql: SQLPolicy.serverStatementTag + sql)
+                defer { statement.reset() }
                 try statement.bind(.positional(arguments))
                 var rows: [[DatabaseValue]] = []
                 while try statement.step() {
                     rows.append((0..<statement.columnCount).map { statement.value(at: $0) })
                 }
-                statement.reset()
                 return rows
             }
         } catch {
