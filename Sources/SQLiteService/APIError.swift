@@ -219,6 +219,25 @@ extension APIError {
         )
     }
 
+    /// 409 `IDEMPOTENCY_IN_PROGRESS`: the same request with this key is running now.
+    public static var idempotencyInProgress: APIError {
+        APIError(
+            status: 409,
+            code: "IDEMPOTENCY_IN_PROGRESS",
+            message: "a request with this Idempotency-Key is running; retry after it has been answered",
+            headers: [(name: "Retry-After", value: "1")]
+        )
+    }
+
+    /// 422 `IDEMPOTENCY_KEY_REUSED`: the key belongs to another request (method, target or body).
+    public static var idempotencyKeyReused: APIError {
+        APIError(
+            status: 422,
+            code: "IDEMPOTENCY_KEY_REUSED",
+            message: "this Idempotency-Key was used for another request (method, target or body); use a new key"
+        )
+    }
+
     /// 505 `HTTP_VERSION_NOT_SUPPORTED`: an HTTP major version other than 1.
     public static func httpVersionNotSupported(_ message: String = "only HTTP/1.x is supported") -> APIError {
         APIError(status: 505, code: "HTTP_VERSION_NOT_SUPPORTED", message: message)

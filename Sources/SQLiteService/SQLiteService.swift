@@ -29,6 +29,10 @@ public final class SQLiteService: HTTPHandler {
     let openAPIDocument: [UInt8]
     /// Groups concurrent write requests into one transaction (see ``GroupCommitOptions``).
     let groupCommitter = GroupCommitter()
+    /// The keyed writes running on this node (``IdempotencyRegistry``).
+    let idempotencyRunning = IdempotencyRegistry()
+    /// When expired idempotency keys are deleted next.
+    let idempotencyExpiry = IdempotencyExpiry()
     /// Streamed responses in progress.
     let streams = StreamCounter()
 

@@ -31,6 +31,8 @@ final class Daemon: Sendable {
     let server: HTTPServer
     /// Automatic checkpoints and `PRAGMA optimize`; stopped before the database closes (nil in cluster mode).
     let maintenance: MaintenanceScheduler?
+    /// The background deletion of expired `Idempotency-Key` rows; stopped before the database closes.
+    let idempotencyExpiry: IdempotencyExpiryScheduler?
     let logger: Logger
     let notifier: SystemdNotifier
     let levelControl: LogLevelControl
@@ -51,6 +53,7 @@ final class Daemon: Sendable {
         service: SQLiteService,
         server: HTTPServer,
         maintenance: MaintenanceScheduler?,
+        idempotencyExpiry: IdempotencyExpiryScheduler? = nil,
         logger: Logger,
         notifier: SystemdNotifier,
         levelControl: LogLevelControl,
@@ -63,6 +66,7 @@ final class Daemon: Sendable {
         self.service = service
         self.server = server
         self.maintenance = maintenance
+        self.idempotencyExpiry = idempotencyExpiry
         self.logger = logger
         self.notifier = notifier
         self.levelControl = levelControl
@@ -137,6 +141,7 @@ final class Daemon: Sendable {
     /// `PRAGMA optimize`, checkpoints the WAL into the database file and closes it.
     func waitUntilStopped() {
         stopped.wait()
+        idempotencyExpiry?.stop()
         guard let pool, let maintenance else {
             leaveCluster()
             return

@@ -145,6 +145,8 @@ struct ServerRunner {
             )
         }
         maintenance?.start()
+        let idempotencyExpiry = IdempotencyExpiryScheduler(service: service, logger: logger)
+        idempotencyExpiry.start()
         let daemon = Daemon(
             runner: self,
             pool: pool,
@@ -152,6 +154,7 @@ struct ServerRunner {
             service: service,
             server: server,
             maintenance: maintenance,
+            idempotencyExpiry: idempotencyExpiry,
             logger: logger,
             notifier: notifier,
             levelControl: levelControl,

@@ -17,6 +17,7 @@ enum ServiceWiring {
         options.backupDirectory = configuration.backupDirectory
         options.requestLogLevel = configuration.requestLogLevel
         options.consoleEnabled = configuration.consoleEnabled
+        options.idempotencyRetention = configuration.idempotencyRetention
         options.metrics = configuration.metricsEnabled ? ServiceMetrics(databasePath: configuration.databasePath) : nil
         // Group commit is a local writer's: on the cluster each Raft round is its own group.
         switch storage {
@@ -45,6 +46,7 @@ enum ServiceWiring {
         var options = service.options
         options.requestLogLevel = configuration.requestLogLevel
         options.consoleEnabled = configuration.consoleEnabled
+        options.idempotencyRetention = configuration.idempotencyRetention
         service.setOptions(options)
         service.setTokens(configuration.tokens)
     }

@@ -19,7 +19,7 @@ extension SQLiteService {
         // Each statement commits on its own in autocommit mode: alone in a group, a batch still takes the group's
         // transaction (one fsync for all its statements).
         return StorageWrite(deadline: context.deadline, bytes: body.count, isOneTransaction: false) {
-            session throws(APIError) in
+            (session: any WriteSession) throws(APIError) -> WriteAnswer in
             // A copy per run: the body may run again (see StorageWrite).
             var context = context
             var run = BatchRun(continueOnError: request.continueOnError)
@@ -56,9 +56,12 @@ extension SQLiteService {
                 run.fail(error)
             }
             let output = run.finish()
-            return output.status == 200
+            let response =
+                output.status == 200
                 ? Self.jsonResponse(output.body)
                 : Self.jsonResponse(status: output.status, output.body, headers: output.headers)
+            // A batch that stopped keeps the statements that ran before (an Idempotency-Key stores its answer).
+            return WriteAnswer(response: response, keepsChanges: output.status == 200 || run.succeeded > 0)
         }
     }
 }
@@ -73,6 +76,8 @@ struct BatchRun {
     private var lastError: APIError?
     /// True once a failure ended the batch.
     private(set) var stopped = false
+    /// How many statements succeeded (their changes stay).
+    private(set) var succeeded = 0
 
     init(continueOnError: Bool) {
         self.continueOnError = continueOnError
@@ -88,6 +93,7 @@ struct BatchRun {
             var writer = JSONWriter()
             try body(&writer)
             results.writeRaw(writer.bytes)
+            succeeded += 1
         } catch {
             var error = error
             error.statementIndex = index

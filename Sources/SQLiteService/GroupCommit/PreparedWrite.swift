@@ -15,6 +15,8 @@ struct PreparedWrite {
     /// Whether `work` is one transaction in autocommit mode (see ``GroupTicket/isOneTransaction``).
     var isOneTransaction = true
     var work: (Database) throws(APIError) -> HTTPResponse
+    /// The request's hold on its `Idempotency-Key`, released just before its answer is sent.
+    var claim: IdempotencyClaim?
 }
 
 extension SQLiteService {

@@ -19,6 +19,8 @@ public struct ServiceOptions: Sendable {
     /// Whether the web console is served (`GET /ui`, its files, and `GET /` redirecting to it); off, those paths
     /// answer 404 `NOT_FOUND` like any unknown path.
     public var consoleEnabled = true
+    /// How long a stored `Idempotency-Key` answers retries before it is forgotten (`idempotency.retention`).
+    public var idempotencyRetention: Duration = .seconds(86_400)
 
     public init() {}
 }

@@ -74,7 +74,7 @@ enum SQLPolicy {
         let state = PolicyState()
         PolicyRegistry.shared.register(state, for: db)
         db.setAuthorizer { context in
-            if let reason = denialReason(for: context, role: role) {
+            if let reason = denialReason(for: context, role: role, allowsServerTables: state.allowsServerTables) {
                 state.recordDenial(reason)
                 return .deny
             }
@@ -148,6 +148,26 @@ enum SQLPolicy {
         }
     }
 
+    /// The text that starts every server statement on the local connections: a comment with 128 random bits of
+    /// this process's, never sent anywhere, so that the statement cache (keyed by text) never lends a statement the
+    /// authorizer let through for the server to a client sending the same SQL.
+    static let serverStatementTag: String = {
+        var generator = SystemRandomNumberGenerator()
+        let random = String(generator.next() as UInt64, radix: 16) + String(generator.next() as UInt64, radix: 16)
+        return "/* sqlited server \(random) */ "
+    }()
+
+    /// Runs `body` (which prepares one of the server's own statements on `db`) with the server's tables allowed on
+    /// `db`: the authorizer decides when a statement is prepared (and prepared again after a schema change, so the
+    /// statement also runs inside `body`), so the statement keeps the permission and nothing prepared afterwards
+    /// does. A cached server statement is cached under ``serverStatementTag``.
+    static func asServer<T>(_ db: Database, _ body: () throws -> T) rethrows -> T {
+        let state = PolicyRegistry.shared.state(for: db)
+        state?.setAllowsServerTables(true)
+        defer { state?.setAllowsServerTables(false) }
+        return try body()
+    }
+
     /// Whether `name` is one of the server's own tables (or of their indexes and triggers).
     static func isServerTable(_ name: String) -> Bool {
         name.lowercased().hasPrefix(serverTablePrefix)
@@ -188,6 +208,17 @@ enum SQLPolicy {
 /// statement fails with `SQLITE_AUTH`.
 final class PolicyState: Sendable {
     private let lastDenial = Mutex<String?>(nil)
+    private let serverStatements = Atomic<Bool>(false)
+
+    /// Whether the statement being prepared is the server's own (``SQLPolicy/asServer(_:_:)``).
+    var allowsServerTables: Bool {
+        serverStatements.load(ordering: .relaxed)
+    }
+
+    /// Sets ``allowsServerTables`` (on the connection's thread, around one statement's preparation).
+    func setAllowsServerTables(_ allowed: Bool) {
+        serverStatements.store(allowed, ordering: .relaxed)
+    }
 
     func recordDenial(_ reason: String) {
         lastDenial.withLock { $0 = reason }

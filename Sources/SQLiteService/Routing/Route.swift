@@ -12,7 +12,7 @@ final class Route: Sendable {
     enum Placement: Sendable, Equatable {
         /// On the event loop when that is cheap (``Route/onEventLoop`` answers), else on a handler thread.
         case eventLoop
-        /// Decoded and checked on the event loop, then committed in a group (``Route/prepareWrite``) on the local
+        /// Decoded and checked on the event loop, then committed in a group (``Route/makeWrite``) on the local
         /// storage with group commit on; else on a handler thread.
         case groupCommit
         /// On a handler thread: it waits for the writer, the cluster's leader, files or the HTTP server.
@@ -31,8 +31,9 @@ final class Route: Sendable {
     /// budget used up, a body too large to decode here).
     typealias EventLoopHandler =
         @Sendable (SQLiteService, HTTPRequest, ServiceSettings) throws(APIError) -> HTTPResponse?
-    /// The checked write of a request, ready for the group committer.
-    typealias WritePreparer = @Sendable (SQLiteService, HTTPRequest, ServiceLimits) throws(APIError) -> PreparedWrite
+    /// The decoded and checked write of a request, for either storage (its `Idempotency-Key` is handled around it,
+    /// by ``SQLiteService/storageWrite(_:_:limits:settings:tokenName:)``).
+    typealias WriteMaker = @Sendable (SQLiteService, HTTPRequest, ServiceLimits) throws(APIError) -> StorageWrite
 
     /// The path pattern (its ``ServiceEndpoint/label`` is the template, e.g. `/tables/{table}/rows`).
     let endpoint: ServiceEndpoint
@@ -55,9 +56,11 @@ final class Route: Sendable {
     /// Whether `GET /openapi.json` describes the route: false for the console's pages (issue #31), which are not
     /// part of the API (HTML for a browser, not JSON for a client).
     let isInAPIDocument: Bool
-    let handle: Handler
+    /// The answer of a route that does not write (nil for a write: ``makeWrite``).
+    let handle: Handler?
     let onEventLoop: EventLoopHandler?
-    let prepareWrite: WritePreparer?
+    /// The write of a write route (``Placement/groupCommit``).
+    let makeWrite: WriteMaker?
 
     init(
         _ endpoint: ServiceEndpoint,
@@ -70,12 +73,13 @@ final class Route: Sendable {
         responseBody: String,
         streamsResults: Bool = false,
         isInAPIDocument: Bool = true,
-        handle: @escaping Handler,
+        handle: Handler? = nil,
         onEventLoop: EventLoopHandler? = nil,
-        prepareWrite: WritePreparer? = nil
+        makeWrite: WriteMaker? = nil
     ) {
         precondition((placement == .eventLoop) == (onEventLoop != nil), "an event-loop route needs its handler")
-        precondition((placement == .groupCommit) == (prepareWrite != nil), "a group-commit route needs its write")
+        precondition((placement == .groupCommit) == (makeWrite != nil), "a group-commit route needs its write")
+        precondition((handle == nil) == (makeWrite != nil), "a route has a handler or a write")
         self.endpoint = endpoint
         self.methods = methods
         self.role = role
@@ -88,7 +92,49 @@ final class Route: Sendable {
         self.isInAPIDocument = isInAPIDocument
         self.handle = handle
         self.onEventLoop = onEventLoop
-        self.prepareWrite = prepareWrite
+        self.makeWrite = makeWrite
+    }
+
+    /// The answer on a handler thread: the handler's, or the write's once it is durable (on the local writer
+    /// through the group committer, on the cluster's leader), its `Idempotency-Key` released just before.
+    func answer(
+        _ service: SQLiteService,
+        _ request: HTTPRequest,
+        _ settings: ServiceSettings,
+        tokenName: String?
+    ) throws(APIError) -> HTTPResponse {
+        guard let makeWrite else {
+            guard let handle else { throw .internal("the route has no handler") }
+            return try handle(service, request, settings)
+        }
+        let write = try service.storageWrite(
+            makeWrite,
+            request,
+            limits: settings.limits,
+            settings: settings,
+            tokenName: tokenName
+        )
+        defer { write.claim?.release() }
+        return try service.performWrite(write, settings)
+    }
+
+    /// The write of `request` in the local group committer's form (``Placement/groupCommit``).
+    func preparedWrite(
+        _ service: SQLiteService,
+        _ request: HTTPRequest,
+        _ settings: ServiceSettings,
+        tokenName: String?
+    ) throws(APIError) -> PreparedWrite? {
+        guard let makeWrite else { return nil }
+        return service.preparedWrite(
+            try service.storageWrite(
+                makeWrite,
+                request,
+                limits: settings.limits,
+                settings: settings,
+                tokenName: tokenName
+            )
+        )
     }
 
     /// Whether the route serves `method` (`HEAD` where it serves `GET`).

@@ -208,7 +208,8 @@ enum RouteTable {
     }
 
     /// A write: in a group commit on the local storage (prepared on the event loop when it can be), else on a
-    /// handler thread through ``SQLiteService/performWrite(_:_:)``; `make` decodes and checks the request.
+    /// handler thread through ``SQLiteService/performWrite(_:_:)``; `make` decodes and checks the request, and
+    /// ``SQLiteService/storageWrite(_:_:limits:settings:tokenName:)`` adds its `Idempotency-Key` handling.
     private static func write(
         _ endpoint: ServiceEndpoint,
         _ methods: [String] = ["POST"],
@@ -225,12 +226,7 @@ enum RouteTable {
             placement: .groupCommit,
             requestBody: requestBody,
             responseBody: responseBody,
-            handle: { service, request, settings throws(APIError) in
-                try service.performWrite(try make(service, request, settings.limits), settings)
-            },
-            prepareWrite: { service, request, limits throws(APIError) in
-                service.preparedWrite(try make(service, request, limits))
-            }
+            makeWrite: make
         )
     }
 

@@ -16,7 +16,10 @@ extension SQLiteService {
             var tokenName: String?
             do throws(APIError) {
                 let route = try resolve(request, endpoint, settings: settings, tokenName: &tokenName)
-                return ServiceResponse(response: try route.handle(self, request, settings), tokenName: tokenName)
+                return ServiceResponse(
+                    response: try route.answer(self, request, settings, tokenName: tokenName),
+                    tokenName: tokenName
+                )
             } catch {
                 return failure(error, answering: request, tokenName: tokenName)
             }
@@ -66,7 +69,7 @@ extension SQLiteService {
         // A write, or a method no route of a writing path serves (its 405 is answered here at once).
         let match = RouteTable.match(endpoint, method: request.method, onCluster: false)
         switch match {
-        case .route(let route) where route.prepareWrite != nil: break
+        case .route(let route) where route.makeWrite != nil: break
         case .methodNotAllowed where RouteTable.hasGroupCommitRoute(endpoint): break
         default: return false
         }
@@ -78,13 +81,17 @@ extension SQLiteService {
         let write: PreparedWrite
         do throws(APIError) {
             let route = try resolve(request, endpoint, settings: settings, tokenName: &tokenName, match: match)
-            guard let prepareWrite = route.prepareWrite else { throw .internal("no write for this route") }
-            write = try prepareWrite(self, request, settings.limits)
+            guard let prepared = try route.preparedWrite(self, request, settings, tokenName: tokenName) else {
+                throw .internal("no write for this route")
+            }
+            write = prepared
         } catch {
             finish(failure(error, answering: request, tokenName: tokenName))
             return true
         }
         onWriterInGroupDeferred(write, metrics: settings.options.metrics, options: groupCommit) { [tokenName] result in
+            // The key is free again before the client can read the answer and send the next request.
+            write.claim?.release()
             switch result {
             case .success(let response): finish(ServiceResponse(response: response, tokenName: tokenName))
             case .failure(let error): finish(self.failure(error, answering: request, tokenName: tokenName))

@@ -1,5 +1,6 @@
 import DqliteClient
 import DqliteCluster
+import SQLiteEngine
 
 /// Where the cluster backend sends a request's statements: the leader in autocommit mode through the writing or
 /// the read-only client, or one leader connection inside a transaction.
@@ -43,6 +44,21 @@ enum ClusterTarget {
         } catch {
             throw APIError(cluster: error, isWrite: isWrite)
         }
+    }
+
+    /// Runs one of the server's own statements (on its tables, which the leader's policy lets through for it);
+    /// returns its rows (none for a statement other than a `SELECT`).
+    func serverStatement(
+        _ sql: String,
+        _ arguments: [DatabaseValue],
+        until deadline: ContinuousClock.Instant
+    ) throws(APIError) -> [[DatabaseValue]] {
+        let parameters = arguments.map(\.dqliteValue)
+        if sql.hasPrefix("SELECT") {
+            return try query(sql, parameters, until: deadline).rows.map { $0.map(\.databaseValue) }
+        }
+        _ = try exec(sql, parameters)
+        return []
     }
 
     /// Runs `body` atomically: in a savepoint inside a transaction already open, else in a new transaction of the

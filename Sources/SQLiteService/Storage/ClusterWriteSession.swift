@@ -27,9 +27,17 @@ struct ClusterWriteSession: WriteSession {
         try ClusterStatementRunner(target: target).run(plan, on: schema, context: &context, into: &out)
     }
 
-    /// Each statement commits on its own on the leader (other nodes' statements may run between them).
+    /// Each statement commits on its own on the leader (other nodes' statements may run between them); inside a
+    /// transaction (a keyed `/batch`), in a savepoint of its own, so a failing statement undoes only itself.
     func alone<T>(_ body: () throws(APIError) -> T) throws(APIError) -> T {
-        try body()
+        guard case .transaction = target else { return try body() }
+        return try target.atomically { _ throws(APIError) in try body() }
+    }
+
+    /// Run on the leader as they are: its policy lets the server's tables through (``LeaderPolicy``), and this node's
+    /// copy of the schema does not check them.
+    func serverStatement(_ sql: String, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]] {
+        try target.serverStatement(sql, arguments, until: deadline)
     }
 
     func afterBatchStep(_ run: BatchRun) throws(APIError) {}

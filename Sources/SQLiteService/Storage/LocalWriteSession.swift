@@ -29,6 +29,26 @@ struct LocalWriteSession: WriteSession {
         try db.committingAlone(body)
     }
 
+    /// From the writer's statement cache under a text no client can send (``SQLPolicy/serverStatementTag``, a
+    /// random part of this process's): a client's identical statement is another cache entry, prepared under the
+    /// clients' policy.
+    func serverStatement(_ sql: String, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]] {
+        do {
+            return try SQLPolicy.asServer(db) {
+                let statement = try db.cachedStatement(sql: SQLPolicy.serverStatementTag + sql)
+                defer { statement.reset() }
+                try statement.bind(.positional(arguments))
+                var rows: [[DatabaseValue]] = []
+                while try statement.step() {
+                    rows.append((0..<statement.columnCount).map { statement.value(at: $0) })
+                }
+                return rows
+            }
+        } catch {
+            throw APIError(error, db: db)
+        }
+    }
+
     func afterBatchStep(_ run: BatchRun) throws(APIError) {
         try run.checkGroupTransaction(grouped: grouped, db: db)
     }
@@ -63,7 +83,8 @@ struct LocalWriteSession: WriteSession {
             } catch {
                 throw APIError(error, db: db)
             }
-            let value = try body(self)
+            // Inside the transaction now: a nested atomic unit takes a savepoint, and a `/batch` checks it is still open.
+            let value = try body(LocalWriteSession(db))
             do {
                 try db.commit()
             } catch {

@@ -101,7 +101,7 @@ final class SchemaShadow: @unchecked Sendable {
                 !name.lowercased().hasPrefix("sqlite_")
             else { continue }
             do {
-                try db.execute(sql: sql)
+                try Self.create(sql, named: name, on: db)
             } catch {
                 failed.append(sql)
             }
@@ -112,5 +112,16 @@ final class SchemaShadow: @unchecked Sendable {
             try? db.execute(sql: sql)
         }
         return db
+    }
+
+    /// Creates one of the leader's objects on the copy. The server's own tables (``SQLPolicy/serverTablePrefix``)
+    /// are created as the server (the policy refuses them to clients), never through the statement cache, so that
+    /// a client's statement naming them is refused here with the policy's 403, as on the local storage.
+    private static func create(_ sql: String, named name: String, on db: Database) throws {
+        guard SQLPolicy.isServerTable(name) else {
+            try db.execute(sql: sql)
+            return
+        }
+        try SQLPolicy.asServer(db) { try db.makeStatement(sql: sql).run() }
     }
 }

@@ -13,7 +13,48 @@ struct StorageWrite {
     var bytes: Int
     /// Whether `body` is one transaction in autocommit mode (false for `/batch`, whose statements commit alone).
     var isOneTransaction = true
-    var body: (any WriteSession) throws(APIError) -> HTTPResponse
+    /// The request's work and answer.
+    var answer: (any WriteSession) throws(APIError) -> WriteAnswer
+    /// The request's hold on its `Idempotency-Key` on this node, released once it is answered (nil without a key).
+    var claim: IdempotencyClaim?
+
+    /// A write whose answer keeps its changes exactly when it is a success (2xx).
+    init(
+        deadline: ContinuousClock.Instant,
+        bytes: Int,
+        isOneTransaction: Bool = true,
+        body: @escaping (any WriteSession) throws(APIError) -> HTTPResponse
+    ) {
+        self.init(deadline: deadline, bytes: bytes, isOneTransaction: isOneTransaction) { session throws(APIError) in
+            let response = try body(session)
+            return WriteAnswer(response: response, keepsChanges: (200..<300).contains(response.status.code))
+        }
+    }
+
+    /// A write that says itself whether its answer kept changes (a `/batch` that stopped after some statements).
+    init(
+        deadline: ContinuousClock.Instant,
+        bytes: Int,
+        isOneTransaction: Bool = true,
+        answer: @escaping (any WriteSession) throws(APIError) -> WriteAnswer
+    ) {
+        self.deadline = deadline
+        self.bytes = bytes
+        self.isOneTransaction = isOneTransaction
+        self.answer = answer
+    }
+
+    /// Runs the request on `session` and returns its response.
+    func body(_ session: any WriteSession) throws(APIError) -> HTTPResponse {
+        try answer(session).response
+    }
+}
+
+/// A write request's response, and whether the changes it made stay (what an `Idempotency-Key` stores: every 2xx
+/// answer, and a failure after some changes stayed).
+struct WriteAnswer {
+    var response: HTTPResponse
+    var keepsChanges: Bool
 }
 
 /// Where a write request's statements run: the local writer, or the cluster's leader. The endpoints of the writes
@@ -42,6 +83,10 @@ protocol WriteSession {
     /// The error a failed `/batch` ends with as a whole (`rolled_back`), when `error` took the whole request's work
     /// with it; nil when the batch records it as its last statement's.
     func batchFailedAsAWhole(_ error: APIError) -> APIError?
+
+    /// Runs one of the server's own statements, on its tables (``SQLPolicy/serverTablePrefix``, which clients' SQL
+    /// cannot reach), where this session's statements run; returns its rows.
+    func serverStatement(_ sql: String, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]]
 
     /// Runs `body` all or nothing: in a transaction of `mode` (deferred when nil), or the request's savepoint inside
     /// a group; the deferred foreign keys are checked at its end. On failure everything `body` did is undone, and
@@ -79,11 +124,16 @@ extension SQLiteService {
     /// The local writer's form of a write, for the group committer: its body on a ``LocalWriteSession``, under the
     /// request's time limit.
     func preparedWrite(_ write: StorageWrite) -> PreparedWrite {
-        PreparedWrite(deadline: write.deadline, bytes: write.bytes, isOneTransaction: write.isOneTransaction) {
-            db throws(APIError) in
+        var prepared = PreparedWrite(
+            deadline: write.deadline,
+            bytes: write.bytes,
+            isOneTransaction: write.isOneTransaction
+        ) { db throws(APIError) in
             try db.withRequestDeadline(write.deadline) { () throws(APIError) in
                 try write.body(LocalWriteSession(db))
             }
         }
+        prepared.claim = write.claim
+        return prepared
     }
 }

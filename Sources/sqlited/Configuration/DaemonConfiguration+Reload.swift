@@ -76,6 +76,7 @@ extension DaemonConfiguration {
         restart("migrations.directory", \.migrationsDirectory)
         restart("metrics.enabled", \.metricsEnabled)
         live("console.enabled", \.consoleEnabled)
+        live("idempotency.retention", \.idempotencyRetention)
         live("auth.tokens", \.tokens)
         live("auth.allow_unauthenticated_remote", \.allowUnauthenticatedRemote)
         return ReloadPlan(configuration: result, applied: applied, needRestart: needRestart)

@@ -45,6 +45,8 @@ struct DaemonConfiguration: Sendable, Equatable {
     var metricsEnabled: Bool
     /// `console.enabled`: serve the web console (`GET /ui`, and `GET /` redirecting to it).
     var consoleEnabled: Bool = true
+    /// `idempotency.retention`: how long a stored `Idempotency-Key` answers retries (seconds; default a day).
+    var idempotencyRetention: Duration = .seconds(86_400)
     /// The accepted bearer tokens (hashes, names and roles), or `nil` when none is configured: authentication off.
     var tokens: TokenStore?
     /// Whether the daemon may listen on a non-loopback address with no token configured.
@@ -183,6 +185,7 @@ struct DaemonConfiguration: Sendable, Equatable {
         let migrationsDirectory = try values.string("migrations.directory", default: "")
         let metricsEnabled = try values.bool("metrics.enabled", default: true)
         let consoleEnabled = try values.bool("console.enabled", default: true)
+        let idempotencyRetention = try values.int("idempotency.retention", default: 86_400, range: 1...31_536_000)
         let tokens = try Self.loadTokens(from: values)
         let allowUnauthenticatedRemote = try values.bool("auth.allow_unauthenticated_remote", default: false)
         let cluster = try Self.loadCluster(from: values)
@@ -211,6 +214,7 @@ struct DaemonConfiguration: Sendable, Equatable {
             migrationsDirectory: migrationsDirectory.isEmpty ? nil : migrationsDirectory,
             metricsEnabled: metricsEnabled,
             consoleEnabled: consoleEnabled,
+            idempotencyRetention: .seconds(idempotencyRetention),
             tokens: tokens,
             allowUnauthenticatedRemote: allowUnauthenticatedRemote,
             cluster: cluster

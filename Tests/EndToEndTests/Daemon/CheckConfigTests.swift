@@ -127,6 +127,7 @@ import Testing
         ("listen:\n  port: eighty\n", "key 'listen.port': wrong type, expected an integer"),
         ("listen:\n  port: 70000\n", "key 'listen.port': 70000 is out of range (0...65535)"),
         ("database:\n  readers: 0\n", "key 'database.readers': 0 is out of range (1...64)"),
+        ("idempotency:\n  retention: 0\n", "key 'idempotency.retention': 0 is out of range (1...31536000)"),
         ("listen:\n  event_loops: 300\n", "key 'listen.event_loops': 300 is out of range (0...256)"),
         ("database:\n  journal_mode: delete\n", "key 'database.journal_mode': must be one of wal"),
         ("log:\n  level: loud\n", "key 'log.level': must be one of trace, debug"),

@@ -91,6 +91,21 @@ import Glibc
         #expect(!SystemdNotifier(environment: [:]).notify("READY=1"))
     }
 
+    /// `idempotency.retention` defaults to a day, is read from the environment, and a reload applies it live.
+    @Test func idempotencyRetention_loadsAndReloadsLive() throws {
+        let running = try DaemonConfiguration.load(
+            from: LayeredConfiguration(flags: [:], environment: [:], filePath: nil)
+        )
+        #expect(running.idempotencyRetention == .seconds(86_400))
+        let loaded = try DaemonConfiguration.load(
+            from: LayeredConfiguration(flags: [:], environment: ["SQLITED_IDEMPOTENCY_RETENTION": "60"], filePath: nil)
+        )
+        #expect(loaded.idempotencyRetention == .seconds(60))
+        let plan = running.reloadPlan(to: loaded)
+        #expect(plan.applied == ["idempotency.retention"])
+        #expect(plan.configuration.idempotencyRetention == .seconds(60))
+    }
+
     /// A reload applies live keys (`console.enabled` among them), lists restart-only keys without applying them, and
     /// leaves SQLite connection limits alone.
     @Test func reloadPlan_separatesLiveAndRestartChanges() throws {

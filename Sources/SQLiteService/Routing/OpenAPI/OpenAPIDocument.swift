@@ -6,6 +6,14 @@ enum OpenAPIDocument {
     /// The statuses every operation may answer with the error body (the contract's error table).
     static let errorStatuses = ["400", "401", "403", "404", "405", "408", "409", "413", "415", "431", "500", "503"]
 
+    /// The `Idempotency-Key` request header of every write (API.md, Safe retries).
+    static let idempotencyKey =
+        ##"{"name": "Idempotency-Key", "in": "header", "required": false, "description": "Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).", "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"}}"##
+
+    /// The `Idempotent-Replayed` response header of a write's success response (with its trailing comma).
+    static let replayedHeader =
+        ##""headers": {"Idempotent-Replayed": {"description": "true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.", "schema": {"type": "string", "enum": ["true"]}}}, "##
+
     /// What the success response of a streaming route adds to its description.
     static let streamedDescription =
         " With `Accept: application/x-ndjson` or `text/csv` the result is streamed as rows are read "
@@ -47,7 +55,7 @@ enum OpenAPIDocument {
         writer.key("responses")
         writer.writeRaw(
             Array(
-                ##"{"Error": {"description": "The error body of the contract.", "headers": {"Retry-After": {"description": "With 503: seconds to wait before trying again.", "schema": {"type": "integer"}}, "Allow": {"description": "With 405: the methods the path serves.", "schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}"##
+                ##"{"Error": {"description": "The error body of the contract.", "headers": {"Retry-After": {"description": "With 503, and 409 IDEMPOTENCY_IN_PROGRESS: seconds to wait before trying again.", "schema": {"type": "integer"}}, "Allow": {"description": "With 405: the methods the path serves.", "schema": {"type": "string"}}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}"##
                     .utf8
             )
         )
@@ -74,7 +82,8 @@ enum OpenAPIDocument {
             writer.key("description")
             writer.writeString("Needs a token with the `\(role.rawValue)` role when tokens are configured.")
         }
-        let parameters = self.parameters(route.endpoint, method: method)
+        let isWrite = route.makeWrite != nil
+        let parameters = self.parameters(route.endpoint, method: method) + (isWrite ? [idempotencyKey] : [])
         if !parameters.isEmpty {
             writer.key("parameters")
             writer.writeRaw(Array(("[" + parameters.joined(separator: ", ") + "]").utf8))
@@ -100,11 +109,11 @@ enum OpenAPIDocument {
             : ""
         writer.writeRaw(
             Array(
-                ##"{"description": "Success.\##(route.streamsResults ? Self.streamedDescription : "")", "content": {"\##(mediaType)": {"schema": \##(APISchemas.ref(route.responseBody))}\##(streamed)}}"##
+                ##"{"description": "Success.\##(route.streamsResults ? Self.streamedDescription : "")", \##(isWrite ? replayedHeader : "")"content": {"\##(mediaType)": {"schema": \##(APISchemas.ref(route.responseBody))}\##(streamed)}}"##
                     .utf8
             )
         )
-        for status in errorStatuses + (route.streamsResults ? ["406"] : []) {
+        for status in errorStatuses + (route.streamsResults ? ["406"] : []) + (isWrite ? ["422"] : []) {
             writer.key(status)
             writer.writeRaw(Array(##"{"$ref": "#/components/responses/Error"}"##.utf8))
         }

@@ -21,7 +21,7 @@ extension Components {
         public struct _Error: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Error/headers`.
             public struct Headers: Sendable, Hashable {
-                /// With 503: seconds to wait before trying again.
+                /// With 503, and 409 IDEMPOTENCY_IN_PROGRESS: seconds to wait before trying again.
                 ///
                 /// - Remark: Generated from `#/components/responses/Error/headers/Retry-After`.
                 public var retryAfter: Swift.Int?
@@ -32,7 +32,7 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - retryAfter: With 503: seconds to wait before trying again.
+                ///   - retryAfter: With 503, and 409 IDEMPOTENCY_IN_PROGRESS: seconds to wait before trying again.
                 ///   - allow: With 405: the methods the path serves.
                 public init(
                     retryAfter: Swift.Int? = nil,

@@ -501,12 +501,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/update/POST/header`.
             public struct Headers: Sendable, Hashable {
+                /// Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
+                ///
+                /// - Remark: Generated from `#/paths/update/POST/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostUpdate.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - idempotencyKey: Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostUpdate.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    idempotencyKey: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostUpdate.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
                     self.accept = accept
                 }
             }
@@ -532,6 +541,26 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/update/POST/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/update/POST/responses/200/headers/Idempotent-Replayed`.
+                    @frozen public enum IdempotentReplayedPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    ///
+                    /// - Remark: Generated from `#/paths/update/POST/responses/200/headers/Idempotent-Replayed`.
+                    public var idempotentReplayed: Operations.PostUpdate.Output.Ok.Headers.IdempotentReplayedPayload?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - idempotentReplayed: true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    public init(idempotentReplayed: Operations.PostUpdate.Output.Ok.Headers.IdempotentReplayedPayload? = nil) {
+                        self.idempotentReplayed = idempotentReplayed
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.PostUpdate.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/update/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/update/POST/responses/200/content/application\/json`.
@@ -554,8 +583,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.PostUpdate.Output.Ok.Body) {
+                public init(
+                    headers: Operations.PostUpdate.Output.Ok.Headers = .init(),
+                    body: Operations.PostUpdate.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -858,6 +892,29 @@ public enum Operations {
                     }
                 }
             }
+            /// The error body of the contract.
+            ///
+            /// - Remark: Generated from `#/paths//update/post(postUpdate)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -898,12 +955,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/batch/POST/header`.
             public struct Headers: Sendable, Hashable {
+                /// Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
+                ///
+                /// - Remark: Generated from `#/paths/batch/POST/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostBatch.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - idempotencyKey: Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostBatch.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    idempotencyKey: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostBatch.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
                     self.accept = accept
                 }
             }
@@ -929,6 +995,26 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/batch/POST/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/batch/POST/responses/200/headers/Idempotent-Replayed`.
+                    @frozen public enum IdempotentReplayedPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    ///
+                    /// - Remark: Generated from `#/paths/batch/POST/responses/200/headers/Idempotent-Replayed`.
+                    public var idempotentReplayed: Operations.PostBatch.Output.Ok.Headers.IdempotentReplayedPayload?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - idempotentReplayed: true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    public init(idempotentReplayed: Operations.PostBatch.Output.Ok.Headers.IdempotentReplayedPayload? = nil) {
+                        self.idempotentReplayed = idempotentReplayed
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.PostBatch.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/batch/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/batch/POST/responses/200/content/application\/json`.
@@ -951,8 +1037,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.PostBatch.Output.Ok.Body) {
+                public init(
+                    headers: Operations.PostBatch.Output.Ok.Headers = .init(),
+                    body: Operations.PostBatch.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -1255,6 +1346,29 @@ public enum Operations {
                     }
                 }
             }
+            /// The error body of the contract.
+            ///
+            /// - Remark: Generated from `#/paths//batch/post(postBatch)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -1295,12 +1409,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/transaction/POST/header`.
             public struct Headers: Sendable, Hashable {
+                /// Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
+                ///
+                /// - Remark: Generated from `#/paths/transaction/POST/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostTransaction.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - idempotencyKey: Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostTransaction.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    idempotencyKey: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostTransaction.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
                     self.accept = accept
                 }
             }
@@ -1326,6 +1449,26 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/transaction/POST/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/transaction/POST/responses/200/headers/Idempotent-Replayed`.
+                    @frozen public enum IdempotentReplayedPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    ///
+                    /// - Remark: Generated from `#/paths/transaction/POST/responses/200/headers/Idempotent-Replayed`.
+                    public var idempotentReplayed: Operations.PostTransaction.Output.Ok.Headers.IdempotentReplayedPayload?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - idempotentReplayed: true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    public init(idempotentReplayed: Operations.PostTransaction.Output.Ok.Headers.IdempotentReplayedPayload? = nil) {
+                        self.idempotentReplayed = idempotentReplayed
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.PostTransaction.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/transaction/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/transaction/POST/responses/200/content/application\/json`.
@@ -1348,8 +1491,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.PostTransaction.Output.Ok.Body) {
+                public init(
+                    headers: Operations.PostTransaction.Output.Ok.Headers = .init(),
+                    body: Operations.PostTransaction.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -1647,6 +1795,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The error body of the contract.
+            ///
+            /// - Remark: Generated from `#/paths//transaction/post(postTransaction)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }
@@ -6590,12 +6761,21 @@ public enum Operations {
             public var path: Operations.PostTablesTableRows.Input.Path
             /// - Remark: Generated from `#/paths/tables/{table}/rows/POST/header`.
             public struct Headers: Sendable, Hashable {
+                /// Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
+                ///
+                /// - Remark: Generated from `#/paths/tables/{table}/rows/POST/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostTablesTableRows.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - idempotencyKey: Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostTablesTableRows.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    idempotencyKey: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PostTablesTableRows.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
                     self.accept = accept
                 }
             }
@@ -6624,6 +6804,26 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/tables/{table}/rows/POST/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/tables/{table}/rows/POST/responses/200/headers/Idempotent-Replayed`.
+                    @frozen public enum IdempotentReplayedPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    ///
+                    /// - Remark: Generated from `#/paths/tables/{table}/rows/POST/responses/200/headers/Idempotent-Replayed`.
+                    public var idempotentReplayed: Operations.PostTablesTableRows.Output.Ok.Headers.IdempotentReplayedPayload?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - idempotentReplayed: true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    public init(idempotentReplayed: Operations.PostTablesTableRows.Output.Ok.Headers.IdempotentReplayedPayload? = nil) {
+                        self.idempotentReplayed = idempotentReplayed
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.PostTablesTableRows.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/tables/{table}/rows/POST/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/tables/{table}/rows/POST/responses/200/content/application\/json`.
@@ -6646,8 +6846,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.PostTablesTableRows.Output.Ok.Body) {
+                public init(
+                    headers: Operations.PostTablesTableRows.Output.Ok.Headers = .init(),
+                    body: Operations.PostTablesTableRows.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -6950,6 +7155,29 @@ public enum Operations {
                     }
                 }
             }
+            /// The error body of the contract.
+            ///
+            /// - Remark: Generated from `#/paths//tables/{table}/rows/post(postTablesTableRows)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -7036,12 +7264,21 @@ public enum Operations {
             public var query: Operations.DeleteTablesTableRows.Input.Query
             /// - Remark: Generated from `#/paths/tables/{table}/rows/DELETE/header`.
             public struct Headers: Sendable, Hashable {
+                /// Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
+                ///
+                /// - Remark: Generated from `#/paths/tables/{table}/rows/DELETE/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteTablesTableRows.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - idempotencyKey: Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteTablesTableRows.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    idempotencyKey: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteTablesTableRows.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
                     self.accept = accept
                 }
             }
@@ -7064,6 +7301,26 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/tables/{table}/rows/DELETE/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/tables/{table}/rows/DELETE/responses/200/headers/Idempotent-Replayed`.
+                    @frozen public enum IdempotentReplayedPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    ///
+                    /// - Remark: Generated from `#/paths/tables/{table}/rows/DELETE/responses/200/headers/Idempotent-Replayed`.
+                    public var idempotentReplayed: Operations.DeleteTablesTableRows.Output.Ok.Headers.IdempotentReplayedPayload?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - idempotentReplayed: true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    public init(idempotentReplayed: Operations.DeleteTablesTableRows.Output.Ok.Headers.IdempotentReplayedPayload? = nil) {
+                        self.idempotentReplayed = idempotentReplayed
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.DeleteTablesTableRows.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/tables/{table}/rows/DELETE/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/tables/{table}/rows/DELETE/responses/200/content/application\/json`.
@@ -7086,8 +7343,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.DeleteTablesTableRows.Output.Ok.Body) {
+                public init(
+                    headers: Operations.DeleteTablesTableRows.Output.Ok.Headers = .init(),
+                    body: Operations.DeleteTablesTableRows.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -7385,6 +7647,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The error body of the contract.
+            ///
+            /// - Remark: Generated from `#/paths//tables/{table}/rows/delete(deleteTablesTableRows)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }
@@ -7899,12 +8184,21 @@ public enum Operations {
             public var path: Operations.PatchTablesTableRowsKey.Input.Path
             /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/PATCH/header`.
             public struct Headers: Sendable, Hashable {
+                /// Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
+                ///
+                /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/PATCH/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PatchTablesTableRowsKey.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - idempotencyKey: Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PatchTablesTableRowsKey.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    idempotencyKey: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PatchTablesTableRowsKey.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
                     self.accept = accept
                 }
             }
@@ -7933,6 +8227,26 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/PATCH/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/PATCH/responses/200/headers/Idempotent-Replayed`.
+                    @frozen public enum IdempotentReplayedPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    ///
+                    /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/PATCH/responses/200/headers/Idempotent-Replayed`.
+                    public var idempotentReplayed: Operations.PatchTablesTableRowsKey.Output.Ok.Headers.IdempotentReplayedPayload?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - idempotentReplayed: true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    public init(idempotentReplayed: Operations.PatchTablesTableRowsKey.Output.Ok.Headers.IdempotentReplayedPayload? = nil) {
+                        self.idempotentReplayed = idempotentReplayed
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.PatchTablesTableRowsKey.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/PATCH/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/PATCH/responses/200/content/application\/json`.
@@ -7955,8 +8269,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.PatchTablesTableRowsKey.Output.Ok.Body) {
+                public init(
+                    headers: Operations.PatchTablesTableRowsKey.Output.Ok.Headers = .init(),
+                    body: Operations.PatchTablesTableRowsKey.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -8259,6 +8578,29 @@ public enum Operations {
                     }
                 }
             }
+            /// The error body of the contract.
+            ///
+            /// - Remark: Generated from `#/paths//tables/{table}/rows/{key}/patch(patchTablesTableRowsKey)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -8319,12 +8661,21 @@ public enum Operations {
             public var path: Operations.DeleteTablesTableRowsKey.Input.Path
             /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/DELETE/header`.
             public struct Headers: Sendable, Hashable {
+                /// Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
+                ///
+                /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/DELETE/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteTablesTableRowsKey.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - idempotencyKey: Makes a retry of this write safe: the first request with a key runs and its answer is stored with its changes; the same request again is answered as stored (Idempotent-Replayed: true), 409 IDEMPOTENCY_IN_PROGRESS while the first runs, 422 IDEMPOTENCY_KEY_REUSED for another request under the key (API.md, Safe retries).
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteTablesTableRowsKey.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    idempotencyKey: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteTablesTableRowsKey.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
                     self.accept = accept
                 }
             }
@@ -8344,6 +8695,26 @@ public enum Operations {
         }
         @frozen public enum Output: Sendable, Hashable {
             public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/DELETE/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/DELETE/responses/200/headers/Idempotent-Replayed`.
+                    @frozen public enum IdempotentReplayedPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    ///
+                    /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/DELETE/responses/200/headers/Idempotent-Replayed`.
+                    public var idempotentReplayed: Operations.DeleteTablesTableRowsKey.Output.Ok.Headers.IdempotentReplayedPayload?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - idempotentReplayed: true when the answer is a stored one, replayed for a retry with the same Idempotency-Key.
+                    public init(idempotentReplayed: Operations.DeleteTablesTableRowsKey.Output.Ok.Headers.IdempotentReplayedPayload? = nil) {
+                        self.idempotentReplayed = idempotentReplayed
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.DeleteTablesTableRowsKey.Output.Ok.Headers
                 /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/DELETE/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/tables/{table}/rows/{key}/DELETE/responses/200/content/application\/json`.
@@ -8366,8 +8737,13 @@ public enum Operations {
                 /// Creates a new `Ok`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.DeleteTablesTableRowsKey.Output.Ok.Body) {
+                public init(
+                    headers: Operations.DeleteTablesTableRowsKey.Output.Ok.Headers = .init(),
+                    body: Operations.DeleteTablesTableRowsKey.Output.Ok.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
@@ -8665,6 +9041,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The error body of the contract.
+            ///
+            /// - Remark: Generated from `#/paths//tables/{table}/rows/{key}/delete(deleteTablesTableRowsKey)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }

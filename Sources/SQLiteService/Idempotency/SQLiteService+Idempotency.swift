@@ -1,0 +1,88 @@
+import Foundation
+import HTTPServer
+import SQLiteEngine
+
+extension SQLiteService {
+    /// The write of `request`, made by its route's `make`, under its `Idempotency-Key` when it carries one: the one
+    /// place every write endpoint (`/update`, `/batch`, `/transaction`, the Tables API's writes) gets its key
+    /// handling, for both storages.
+    ///
+    /// The key is checked first (400 for a malformed one, before anything else of the request), then the request is
+    /// decoded; a keyed request then claims its key on this node (409 or 422 while it runs, see
+    /// ``IdempotencyRegistry``), and runs through ``IdempotentWrite`` in one transaction. The caller releases
+    /// ``StorageWrite/claim`` just before sending the answer.
+    func storageWrite(
+        _ make: Route.WriteMaker,
+        _ request: HTTPRequest,
+        limits: ServiceLimits,
+        settings: ServiceSettings,
+        tokenName: String?
+    ) throws(APIError) -> StorageWrite {
+        let key = try IdempotencyKey(request, tokenName: tokenName)
+        let write = try make(self, request, limits)
+        guard let key else { return write }
+        let fingerprint = IdempotencyFingerprint(request)
+        let metrics = settings.options.metrics
+        let claim: IdempotencyClaim
+        do {
+            claim = try idempotencyRunning.claim(key, fingerprint)
+        } catch {
+            if let idempotency = metrics?.idempotency {
+                (error.status == 409 ? idempotency.inProgress : idempotency.reused).increment()
+            }
+            throw error
+        }
+        let run = IdempotentWrite(
+            key: key,
+            fingerprint: fingerprint,
+            retention: max(1, settings.options.idempotencyRetention.components.seconds),
+            metrics: metrics,
+            expiry: idempotencyExpiry
+        )
+        // One transaction whatever the endpoint: the key's row commits with the request's changes (a `/batch`'s
+        // statements each in a savepoint of their own inside it).
+        var keyed = StorageWrite(deadline: write.deadline, bytes: write.bytes, isOneTransaction: true) {
+            session throws(APIError) in try run.run(write, on: session)
+        }
+        keyed.claim = claim
+        return keyed
+    }
+}
+
+extension SQLiteService {
+    /// The `idempotency.retention` in force, in whole seconds (at least 1).
+    var idempotencyRetentionSeconds: Int64 {
+        max(1, settings.options.idempotencyRetention.components.seconds)
+    }
+
+    /// Whether a pass of ``expireIdempotencyKeys()`` is due now (true for one caller per interval).
+    func idempotencyExpiryIsDue() -> Bool {
+        idempotencyExpiry.isDue(now: Int64(Date().timeIntervalSince1970), retention: idempotencyRetentionSeconds)
+    }
+
+    /// Deletes the keys older than `idempotency.retention` (see ``IdempotencyExpiryScheduler``): on the local
+    /// writer between write groups, or on the cluster's leader.
+    public func expireIdempotencyKeys() throws(APIError) {
+        let cutoff = Int64(Date().timeIntervalSince1970) - idempotencyRetentionSeconds
+        let metrics = settings.options.metrics
+        switch storage {
+        case .local(let pool):
+            do {
+                try pool.write { db in
+                    try IdempotentWrite.expire(before: cutoff, metrics: metrics) { sql, arguments throws(APIError) in
+                        try LocalWriteSession(db).serverStatement(sql, arguments)
+                    }
+                }
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw APIError(error, db: nil)
+            }
+        case .cluster(let cluster):
+            let target = ClusterTarget.client(cluster.writer)
+            try IdempotentWrite.expire(before: cutoff, metrics: metrics) { sql, arguments throws(APIError) in
+                try target.serverStatement(sql, arguments, until: .now + .seconds(10))
+            }
+        }
+    }
+}

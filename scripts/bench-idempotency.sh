@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Idempotency-Key benchmark (issue #27): POST /update, one single-row INSERT per request, at 64 connections (or
+# BENCH_CONNECTIONS), with an Idempotency-Key of its own on every request (Benchmarks/http/update-keyed.lua: each
+# request runs, and stores its key and answer in its transaction) against the same requests without a key
+# (update.lua), side by side, group commit on (the default), synchronous=FULL. The server is pinned to CPU 0
+# (`taskset -c 0`), wrk to CPU 1.
+#
+# Usage: scripts/bench-idempotency.sh [seconds]      (seconds per wrk run, default 10)
+#
+# Environment (as scripts/bench-group-commit.sh): BENCH_BIN_DIR, BENCH_NO_SWIFT_BUILD, BENCH_WORKDIR, BENCH_RUNS
+# (default 3; medians shown), BENCH_CONNECTIONS (default "64").
+# Prints one Markdown table on stdout (progress on stderr): requests/s, p50 and p99 per connection count, and the
+# keyed / plain ratio (the issue's goal: at least 0.85).
+set -euo pipefail
+
+DURATION=${1:-10}
+[[ $DURATION =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [seconds]" >&2; exit 2; }
+BENCH_RUNS=${BENCH_RUNS:-3}
+[[ $BENCH_RUNS =~ ^[1-9][0-9]*$ ]] || { echo "BENCH_RUNS must be a positive whole number" >&2; exit 2; }
+CONNECTIONS=${BENCH_CONNECTIONS:-64}
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH=$ROOT/Benchmarks/http
+WORK=${BENCH_WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/sqlited-bench-idem.XXXXXX")}
+mkdir -p "$WORK"
+log() { echo "bench-idempotency: $*" >&2; }
+
+SERVER_PID=""
+stop_server() {
+    local pid=$1 i
+    [[ -n $pid ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 50; i++)); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+    stop_server "$SERVER_PID"
+    rm -f "$WORK"/*.sqlite "$WORK"/*.sqlite-wal "$WORK"/*.sqlite-shm
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+for tool in wrk curl sqlite3 taskset; do
+    command -v "$tool" >/dev/null || { log "$tool is required (apt-get install wrk curl sqlite3 gcc util-linux)"; exit 1; }
+done
+(($(nproc) >= 2)) || log "fewer than 2 CPUs: pinning server and wrk to CPUs 0 and 1 will fail"
+
+if [[ -n ${BENCH_BIN_DIR:-} ]]; then
+    SQLITED=$(cd "$BENCH_BIN_DIR" && pwd)/sqlited
+else
+    if [[ ${BENCH_NO_SWIFT_BUILD:-0} != 1 ]]; then
+        log "swift build -c release --product sqlited (log: $WORK/build.log)"
+        (cd "$ROOT" && swift build -c release --product sqlited) >"$WORK/build.log" 2>&1 ||
+            { log "release build failed: see $WORK/build.log"; exit 1; }
+    fi
+    SQLITED=$(cd "$ROOT" && swift build -c release --show-bin-path)/sqlited
+fi
+[[ -x $SQLITED ]] || { log "no sqlited binary at $SQLITED"; exit 1; }
+
+BASE_DB=$WORK/base.sqlite
+sqlite3 "$BASE_DB" >/dev/null <<'SQL'
+PRAGMA journal_mode=WAL;
+CREATE TABLE w(id INTEGER PRIMARY KEY, v TEXT);
+SQL
+
+free_port() {
+    local i port
+    for ((i = 0; i < 100; i++)); do
+        port=$((20000 + RANDOM % 40000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return 0
+        fi
+    done
+    return 1
+}
+probe() { # URL: one INSERT answered 200 with changes 1
+    local out code
+    out=$WORK/probe.json
+    code=$(curl -sS -o "$out" -w '%{http_code}' --max-time 2 -X POST -H 'Content-Type: application/json' \
+        -d '{"sql": "INSERT INTO w(v) VALUES (?)", "params": ["x"]}' "$1/update" 2>/dev/null) || return 1
+    [[ $code == 200 ]] && grep -q '"changes" *: *1[,}]' "$out"
+}
+to_ms() {
+    awk -v v="$1" 'BEGIN {
+        if (v ~ /us$/) { sub(/us$/, "", v); printf "%.3f", v / 1000 }
+        else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.3f", v }
+        else if (v ~ /m$/) { sub(/m$/, "", v); printf "%.3f", v * 60000 }
+        else if (v ~ /s$/) { sub(/s$/, "", v); printf "%.3f", v * 1000 }
+        else { printf "?" }
+    }'
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+declare -A RPS=() P50=() P99=() ERRORS=()
+
+# measure NAME CONNECTIONS SCRIPT COMMAND...: fresh database, start pinned to CPU 0, probe, wrk (SCRIPT) pinned to
+# CPU 1.
+measure() {
+    local name=$1 connections=$2 script=$3
+    shift 3
+    local db=$WORK/$name-$connections.sqlite port url run
+    rm -f "$db" "$db-wal" "$db-shm"
+    cp "$BASE_DB" "$db"
+    port=$(free_port)
+    url=http://127.0.0.1:$port
+    local -a command=()
+    local arg
+    for arg in "$@"; do
+        arg=${arg//@DB@/$db}
+        command+=("${arg//@PORT@/$port}")
+    done
+    taskset -c 0 "${command[@]}" >"$WORK/$name-$connections.server.log" 2>&1 &
+    SERVER_PID=$!
+    local i ready=0
+    for ((i = 0; i < 150; i++)); do
+        kill -0 "$SERVER_PID" 2>/dev/null || break
+        if probe "$url"; then ready=1; break; fi
+        sleep 0.1
+    done
+    if [[ $ready != 1 ]]; then
+        log "[$name c=$connections] did not answer; see $WORK/$name-$connections.server.log"
+        stop_server "$SERVER_PID"
+        SERVER_PID=""
+        return 0
+    fi
+    local threads=$((connections < 2 ? 1 : 2))
+    local -a rps=() p50=() p99=()
+    local errors=0
+    for ((run = 1; run <= BENCH_RUNS; run++)); do
+        local out=$WORK/$name-$connections.wrk.$run
+        log "[$name c=$connections] run $run/$BENCH_RUNS"
+        timeout $((DURATION + 60)) taskset -c 1 wrk -t"$threads" -c"$connections" -d"${DURATION}s" --latency \
+            -s "$BENCH/$script" "$url" >"$out" 2>&1 || { log "wrk failed: $out"; break; }
+        rps+=("$(awk '/^Requests\/sec:/ { print $2 }' "$out")")
+        p50+=("$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out")")")
+        p99+=("$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")")
+        errors=$((errors + $(awk '/Non-2xx or 3xx responses:/ { n = $NF } /Socket errors:/ { gsub(",", ""); s = $4 + $6 + $8 + $10 } END { print n + s }' "$out")))
+    done
+    stop_server "$SERVER_PID"
+    SERVER_PID=""
+    ((${#rps[@]} > 0)) || return 0
+    RPS[$name,$connections]=$(median "${rps[@]}")
+    P50[$name,$connections]=$(median "${p50[@]}")
+    P99[$name,$connections]=$(median "${p99[@]}")
+    ERRORS[$name,$connections]=$errors
+}
+
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+for connections in $CONNECTIONS; do
+    measure "plain" "$connections" update.lua "$SQLITED" --database @DB@ --host 127.0.0.1 --port @PORT@ --log-level warning
+    measure "keyed" "$connections" update-keyed.lua \
+        "$SQLITED" --database @DB@ --host 127.0.0.1 --port @PORT@ --log-level warning
+done
+
+echo "| connections | no key: req/s | p50 ms | p99 ms | Idempotency-Key: req/s | p50 ms | p99 ms | keyed / no key |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+for connections in $CONNECTIONS; do
+    row="| $connections"
+    for name in plain keyed; do
+        row+=" | ${RPS[$name,$connections]:-—} | ${P50[$name,$connections]:-—} | ${P99[$name,$connections]:-—}"
+    done
+    ratio=$(awk -v a="${RPS[keyed,$connections]:-0}" -v b="${RPS[plain,$connections]:-0}" \
+        'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "—" }')
+    echo "$row | $ratio |"
+done
+echo
+echo "wrk ${DURATION}s × $BENCH_RUNS runs per cell (medians), server on CPU 0, wrk on CPU 1; load average before: $LOAD_BEFORE."
+for key in "${!ERRORS[@]}"; do
+    ((ERRORS[$key] == 0)) || echo "note: $key: ${ERRORS[$key]} errors (non-2xx or socket errors)"
+done
