@@ -22,6 +22,20 @@ import TodoService
         #expect(try await store.list(includeDone: true).map(\.id) == [bread.id])
     }
 
+    /// The same request id twice adds one item: the second `add` is the server's replay of the first
+    /// (`Idempotency-Key`), so a caller that retries after a lost answer never adds it twice.
+    @Test func aRetriedAddAddsOnce() async throws {
+        let server = try SqlitedServer()
+        let store = TodoStore(client: SQLitedClient(serverURL: server.url))
+        try await store.migrate()
+        let first = try await store.add("pay the invoice", requestID: "req-7")
+        let again = try await store.add("pay the invoice", requestID: "req-7")
+        #expect(again == first)
+        let other = try await store.add("pay the invoice", requestID: "req-8")
+        #expect(other.id != first.id)
+        #expect(try await store.list().map(\.id) == [first.id, other.id])
+    }
+
     /// The table's CHECK refuses an empty title: the server's error reaches the service with its code.
     @Test func anInvalidTodoIsRefusedByTheDatabase() async throws {
         let server = try SqlitedServer()
