@@ -73,6 +73,28 @@ import Testing
         #expect(transport.sent.allSatisfy { $0.request.headerFields[.authorization] == "Bearer t0ken" })
     }
 
+    /// The same key still running elsewhere (409 `IDEMPOTENCY_IN_PROGRESS`, with `Retry-After`) is waited out;
+    /// a constraint's 409 (no `Retry-After`) is not retried.
+    @Test func aKeyInProgressIsWaitedOut() async throws {
+        let inProgress = (
+            status: 409, headers: HTTPFields([HTTPField(name: .retryAfter, value: "1")]),
+            body: #"{"error": {"code": "IDEMPOTENCY_IN_PROGRESS", "message": "a request with this key is running"}}"#
+        )
+        let transport = ScriptedTransport([inProgress, Self.updated])
+        let sleeps = Sleeps()
+        #expect(try await client(transport, sleeps: sleeps).update("DELETE FROM t").changes == 1)
+        #expect(sleeps.all == [.seconds(1)])
+        let constraint = (
+            status: 409, headers: HTTPFields(),
+            body: #"{"error": {"code": "SQLITE_CONSTRAINT_UNIQUE", "message": "UNIQUE constraint failed: t.x"}}"#
+        )
+        let once = ScriptedTransport([constraint])
+        let error = await #expect(throws: SQLitedError.self) {
+            try await client(once, sleeps: Sleeps()).update("INSERT INTO t VALUES (1)")
+        }
+        #expect(error?.code == "SQLITE_CONSTRAINT_UNIQUE" && once.sent.count == 1)
+    }
+
     @Test func theCallersKeyIsSent() async throws {
         let transport = ScriptedTransport([Self.updated])
         _ = try await client(transport, sleeps: Sleeps()).update("DELETE FROM t", idempotencyKey: "order-42")

@@ -3,7 +3,8 @@ import HTTPTypes
 import OpenAPIRuntime
 
 /// How ``SQLitedClient`` retries an answer of 503 with `Retry-After` (busy, locked, unavailable, too many
-/// transactions): after the seconds the server asks for, at most `maxDelay`, up to `maxAttempts` tries in all.
+/// transactions), and a keyed write's 409 `IDEMPOTENCY_IN_PROGRESS` (also with `Retry-After`): after the seconds
+/// the server asks for, at most `maxDelay`, up to `maxAttempts` tries in all.
 ///
 /// A request that writes is retried only when it carries an `Idempotency-Key` (``SQLitedClient`` adds one), so that
 /// a 503 whose outcome is unknown (a cluster's leader lost mid-commit) is never run twice.
@@ -29,7 +30,8 @@ public struct RetryPolicy: Sendable {
     public static let never = RetryPolicy(maxAttempts: 1)
 }
 
-/// Retries a 503 that carries `Retry-After`, as ``RetryPolicy`` says; the body is kept to be sent again.
+/// Retries a 503, or a keyed write's 409, that carries `Retry-After`, as ``RetryPolicy`` says; the body is kept to be
+/// sent again.
 struct RetryMiddleware: ClientMiddleware {
     let policy: RetryPolicy
     /// The most bytes of a request body kept for a retry (the server's default body limit is 10 MiB).
@@ -50,7 +52,10 @@ struct RetryMiddleware: ClientMiddleware {
         var attempt = 1
         while true {
             let (response, responseBody) = try await next(request, bytes.map { HTTPBody($0) }, baseURL)
-            guard attempt < policy.maxAttempts, response.status.code == 503,
+            // 503 (busy, locked, unavailable) and, for a keyed write, 409 IDEMPOTENCY_IN_PROGRESS: the only 409 that
+            // carries Retry-After (the first try with this key still runs; the retry gets its answer).
+            let retriable = response.status.code == 503 || (response.status.code == 409 && writes)
+            guard attempt < policy.maxAttempts, retriable,
                 let seconds = response.headerFields[.retryAfter].flatMap({ Int($0) }), seconds >= 0
             else {
                 return (response, responseBody)
