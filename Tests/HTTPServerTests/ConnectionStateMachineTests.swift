@@ -25,14 +25,14 @@ import Testing
         case .http2:
             machine.prefaceReceived()
         case .closing:
-            let closeWhenFlushedAction1 = machine.closeWhenFlushed(pendingOutput: pendingOutput)
-            #expect(closeWhenFlushedAction1 == .none)
+            let action = machine.closeWhenFlushed(pendingOutput: pendingOutput)
+            #expect(action == .none)
         case .lingering:
-            let closeWhenFlushedAction2 = machine.closeWhenFlushed(pendingOutput: 0)
-            #expect(closeWhenFlushedAction2 == .linger)
+            let action = machine.closeWhenFlushed(pendingOutput: 0)
+            #expect(action == .linger)
         case .closed:
-            let closeNowAction3 = machine.closeNow()
-            #expect(closeNowAction3 == .close(abortive: false))
+            let action = machine.closeNow()
+            #expect(action == .close(abortive: false))
         }
         #expect(machine.state == state)
         return machine
@@ -53,14 +53,14 @@ import Testing
 
     @Test func requestsAreAnsweredOneAtATime() {
         var machine = Machine()
-        let keepAlive4 = machine.requestDispatched(keepAlive: true)
-        #expect(keepAlive4)
+        var keepAlive = machine.requestDispatched(keepAlive: true)
+        #expect(keepAlive)
         #expect(machine.state == .http1InFlight && machine.isRequestInFlight)
         machine.responseFinished()
         #expect(machine.state == .http1Idle)
         // The next pipelined request, once the first is answered.
-        let keepAlive5 = machine.requestDispatched(keepAlive: false)
-        #expect(!keepAlive5)
+        keepAlive = machine.requestDispatched(keepAlive: false)
+        #expect(!keepAlive)
         #expect(machine.state == .http1InFlight)
     }
 
@@ -69,38 +69,38 @@ import Testing
         machine.beginDraining()
         #expect(machine.draining)
         #expect(machine.state == .http1Idle)
-        let keepAlive6 = machine.requestDispatched(keepAlive: true)
-        #expect(!keepAlive6)
+        let keepAlive = machine.requestDispatched(keepAlive: true)
+        #expect(!keepAlive)
     }
 
     @Test func aResponseFinishedOnAClosedConnectionLeavesItClosed() {
         var machine = Self.machine(in: .http1InFlight)
-        let closeNowAction7 = machine.closeNow()
-        #expect(closeNowAction7 == .close(abortive: false))
+        var action = machine.closeNow()
+        #expect(action == .close(abortive: false))
         machine.responseFinished()
         #expect(machine.state == .closed)
-        let responseFailedAction8 = machine.responseFailed(abortive: true, pendingOutput: 0)
-        #expect(responseFailedAction8 == .none)
+        action = machine.responseFailed(abortive: true, pendingOutput: 0)
+        #expect(action == .none)
         #expect(machine.state == .closed && !machine.abortive)
     }
 
     @Test func aFailedChunkedResponseClosesCleanlyOnceFlushed() {
         var machine = Self.machine(in: .http1InFlight)
-        let responseFailedAction9 = machine.responseFailed(abortive: false, pendingOutput: 10)
-        #expect(responseFailedAction9 == .none)
+        var action = machine.responseFailed(abortive: false, pendingOutput: 10)
+        #expect(action == .none)
         #expect(machine.state == .closing && machine.isClosing && !machine.abortive)
-        let closeWhenFlushedAction10 = machine.closeWhenFlushed(pendingOutput: 0)
-        #expect(closeWhenFlushedAction10 == .linger)
+        action = machine.closeWhenFlushed(pendingOutput: 0)
+        #expect(action == .linger)
         #expect(machine.state == .lingering)
     }
 
     @Test func aFailedCloseDelimitedResponseEndsWithAReset() {
         var machine = Self.machine(in: .http1InFlight)
-        let responseFailedAction11 = machine.responseFailed(abortive: true, pendingOutput: 0)
-        #expect(responseFailedAction11 == .close(abortive: true))
+        var action = machine.responseFailed(abortive: true, pendingOutput: 0)
+        #expect(action == .close(abortive: true))
         #expect(machine.state == .closing && machine.abortive)
-        let closeNowAction12 = machine.closeNow()
-        #expect(closeNowAction12 == .close(abortive: true))
+        action = machine.closeNow()
+        #expect(action == .close(abortive: true))
         #expect(machine.state == .closed)
     }
 
@@ -123,11 +123,11 @@ import Testing
         var machine = Self.machine(in: .http2)
         machine.beginDraining()
         #expect(machine.state == .http2 && machine.draining)
-        let closeWhenFlushedAction13 = machine.closeWhenFlushed(pendingOutput: 5)
-        #expect(closeWhenFlushedAction13 == .none)
+        var action = machine.closeWhenFlushed(pendingOutput: 5)
+        #expect(action == .none)
         #expect(machine.state == .closing)
-        let closeWhenFlushedAction14 = machine.closeWhenFlushed(pendingOutput: 0)
-        #expect(closeWhenFlushedAction14 == .linger)
+        action = machine.closeWhenFlushed(pendingOutput: 0)
+        #expect(action == .linger)
         #expect(machine.state == .lingering)
     }
 
@@ -136,51 +136,51 @@ import Testing
     @Test(arguments: [Machine.State.http1Idle, .http2, .closing])
     func closeWhenFlushedWaitsForTheOutput(from state: Machine.State) {
         var machine = Self.machine(in: state)
-        let closeWhenFlushedAction15 = machine.closeWhenFlushed(pendingOutput: 1)
-        #expect(closeWhenFlushedAction15 == .none)
+        var action = machine.closeWhenFlushed(pendingOutput: 1)
+        #expect(action == .none)
         #expect(machine.state == .closing)
-        let closeWhenFlushedAction16 = machine.closeWhenFlushed(pendingOutput: 0)
-        #expect(closeWhenFlushedAction16 == .linger)
+        action = machine.closeWhenFlushed(pendingOutput: 0)
+        #expect(action == .linger)
         #expect(machine.state == .lingering && machine.isClosing && machine.isLingering)
     }
 
     @Test func aClientThatClosedItsSideIsNotLingeredFor() {
         var machine = Machine()
-        let inputEndedAction17 = machine.inputEnded()
-        #expect(inputEndedAction17 == .none)
+        var action = machine.inputEnded()
+        #expect(action == .none)
         #expect(machine.peerClosedInput && machine.state == .http1Idle)
-        let closeWhenFlushedAction18 = machine.closeWhenFlushed(pendingOutput: 0)
-        #expect(closeWhenFlushedAction18 == .close(abortive: false))
+        action = machine.closeWhenFlushed(pendingOutput: 0)
+        #expect(action == .close(abortive: false))
         #expect(machine.state == .closing)
-        let closeNowAction19 = machine.closeNow()
-        #expect(closeNowAction19 == .close(abortive: false))
+        action = machine.closeNow()
+        #expect(action == .close(abortive: false))
     }
 
     @Test func lingeringEndsWhenTheClientCloses() {
         var machine = Self.machine(in: .lingering)
-        let closeWhenFlushedAction20 = machine.closeWhenFlushed(pendingOutput: 0)
-        #expect(closeWhenFlushedAction20 == .none)
+        var action = machine.closeWhenFlushed(pendingOutput: 0)
+        #expect(action == .none)
         #expect(machine.state == .lingering)
-        let inputEndedAction21 = machine.inputEnded()
-        #expect(inputEndedAction21 == .close(abortive: false))
-        let closeNowAction22 = machine.closeNow()
-        #expect(closeNowAction22 == .close(abortive: false))
+        action = machine.inputEnded()
+        #expect(action == .close(abortive: false))
+        action = machine.closeNow()
+        #expect(action == .close(abortive: false))
         #expect(machine.state == .closed)
     }
 
     @Test(arguments: [Machine.State.http1Idle, .http1InFlight, .http2, .closing, .lingering])
     func closeNowClosesFromAnyState(from state: Machine.State) {
         var machine = Self.machine(in: state)
-        let closeNowAction23 = machine.closeNow()
-        #expect(closeNowAction23 == .close(abortive: false))
+        var action = machine.closeNow()
+        #expect(action == .close(abortive: false))
         #expect(machine.state == .closed && machine.isClosed && machine.isClosing)
         // Closing twice (a forced close after an error) does nothing more.
-        let closeNowAction24 = machine.closeNow()
-        #expect(closeNowAction24 == .none)
-        let closeWhenFlushedAction25 = machine.closeWhenFlushed(pendingOutput: 0)
-        #expect(closeWhenFlushedAction25 == .none)
-        let inputEndedAction26 = machine.inputEnded()
-        #expect(inputEndedAction26 == .none)
+        action = machine.closeNow()
+        #expect(action == .none)
+        action = machine.closeWhenFlushed(pendingOutput: 0)
+        #expect(action == .none)
+        action = machine.inputEnded()
+        #expect(action == .none)
         machine.beginDraining()
         #expect(machine.state == .closed)
     }
