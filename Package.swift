@@ -62,9 +62,14 @@ let package = Package(
         ),
         // Linux epoll, which the Glibc module does not export (and whose event struct is packed on x86-64).
         .target(name: "CEventPoll"),
+        // One value per thread (`PerThread`), for the per-request caches of HTTPServer, SQLiteService and sqlited.
+        .target(
+            name: "ThreadStorage",
+            swiftSettings: hotPathSettings
+        ),
         .target(
             name: "HTTPServer",
-            dependencies: ["CEventPoll", "CNGHTTP2", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CEventPoll", "CNGHTTP2", "ThreadStorage", .product(name: "Logging", package: "swift-log")],
             swiftSettings: hotPathSettings
         ),
         .target(
@@ -72,6 +77,7 @@ let package = Package(
             dependencies: [
                 "SQLiteEngine",
                 "HTTPServer",
+                "ThreadStorage",
                 // The cluster backend (issue #15): statements through the dqlite leader.
                 "DqliteClient",
                 "DqliteCluster",
@@ -90,6 +96,7 @@ let package = Package(
                 "SQLiteService",
                 "SQLiteEngine",
                 "HTTPServer",
+                "ThreadStorage",
                 "DqliteCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -128,7 +135,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPServerTests",
-            dependencies: ["HTTPServer", "CNGHTTP2"],
+            dependencies: ["HTTPServer", "CNGHTTP2", "ThreadStorage"],
             resources: [.copy("Regressions"), .copy("HTTP2Regressions")],
             swiftSettings: strictSettings
         ),

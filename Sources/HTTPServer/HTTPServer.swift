@@ -25,7 +25,7 @@ public final class HTTPServer: Sendable {
         var loops: [EventLoop] = []
         var boundAddresses: [BoundAddress] = []
         var openListeners = 0
-        var connections: [ObjectIdentifier: Connection] = [:]
+        var connections: [ObjectIdentifier: HTTPConnection] = [:]
         var shutdownWaiters: [@Sendable () -> Void] = []
     }
 
@@ -114,7 +114,7 @@ public final class HTTPServer: Sendable {
         let shortest =
             [
                 limits.headTimeout, limits.bodyInactivityTimeout, limits.idleTimeout, limits.sendTimeout,
-                limits.streamStallTimeout, Connection.lingerTime,
+                limits.streamStallTimeout, HTTPConnection.lingerTime,
             ].min() ?? .seconds(1)
         return max(.milliseconds(10), min(.seconds(1), shortest / 4)).dispatchInterval
     }
@@ -202,11 +202,11 @@ public final class HTTPServer: Sendable {
                 return
             }
             let limits = currentLimits
-            let connection = state.withLock { state -> Connection? in
+            let connection = state.withLock { state -> HTTPConnection? in
                 guard state.phase == .running, state.connections.count < limits.maxConnections else { return nil }
                 let loop = state.loops[assigned.add(1, ordering: .relaxed).oldValue % state.loops.count]
                 connectionDescriptors.add(1, ordering: .relaxed)
-                let connection = Connection(
+                let connection = HTTPConnection(
                     fd: accepted.fd,
                     remoteAddress: accepted.peer,
                     server: self,
@@ -269,7 +269,7 @@ public final class HTTPServer: Sendable {
         SystemCall.close(fd)
     }
 
-    func connectionDidClose(_ connection: Connection) {
+    func connectionDidClose(_ connection: HTTPConnection) {
         state.withLock { _ = $0.connections.removeValue(forKey: ObjectIdentifier(connection)) }
         checkShutdownComplete()
     }
@@ -280,7 +280,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Statistics of every open connection (for tests and metrics).
-    func connectionStatistics() -> [Connection.Statistics] {
+    func connectionStatistics() -> [HTTPConnection.Statistics] {
         state.withLock { Array($0.connections.values) }.map { $0.statistics() }
     }
 
@@ -300,7 +300,7 @@ public final class HTTPServer: Sendable {
         enum Step {
             case completeNow
             case wait
-            case begin([Listener], [Connection])
+            case begin([Listener], [HTTPConnection])
         }
         let step = state.withLock { state -> Step in
             switch state.phase {

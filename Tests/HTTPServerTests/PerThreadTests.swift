@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import HTTPServer
+import ThreadStorage
 
 /// A `PerThread` value is made once per thread and kept for that thread; another thread gets its own.
 @Suite struct PerThreadTests {

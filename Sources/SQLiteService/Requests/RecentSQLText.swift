@@ -1,5 +1,6 @@
 import Glibc
 import HTTPServer
+import ThreadStorage
 
 /// The SQL text of the last simple body read on this thread, given again when the next body carries the same
 /// bytes: a client sends the same few statements over and over, and making the String anew (UTF-8 validation and a

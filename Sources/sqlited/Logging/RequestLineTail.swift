@@ -1,6 +1,7 @@
 import Glibc
 import HTTPServer
 import SQLiteService
+import ThreadStorage
 
 /// The end of the last request log line formatted on this thread — ` method=… path=… protocol=… status=…
 /// token=…` and the newline — given again when the next line's fields are the very same values.

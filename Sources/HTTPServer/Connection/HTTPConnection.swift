@@ -9,7 +9,7 @@ import Synchronization
 /// `@unchecked Sendable`: every mutable property is read and written only on `queue`, the serial queue of the
 /// connection's `EventLoop`; other threads (the server, a handler thread) reach the state through `queue.async` /
 /// `queue.sync` only.
-final class Connection: @unchecked Sendable {
+final class HTTPConnection: @unchecked Sendable {
     enum TimerPurpose {
         case none
         case idle
@@ -51,7 +51,7 @@ final class Connection: @unchecked Sendable {
 
     var parser: RequestParser
     var limits: HTTPLimits
-    /// The HTTP/2 session once the connection has switched to HTTP/2 (`Connection+HTTP2`).
+    /// The HTTP/2 session once the connection has switched to HTTP/2 (`HTTPConnection+HTTP2`).
     var http2: HTTP2Session?
     /// The first bytes received, held until they show whether the connection opens with the HTTP/2 preface; nil
     /// once that is decided (or when HTTP/2 is off).
@@ -81,7 +81,14 @@ final class Connection: @unchecked Sendable {
     var maxObservedPendingOutput = 0
     var drainWaiter: DispatchSemaphore?
 
-    var inFlight = false
+    /// The connection's life: protocol, request in flight, draining, closing (``ConnectionStateMachine``).
+    var lifecycle = ConnectionStateMachine()
+    var inFlight: Bool { lifecycle.isRequestInFlight }
+    var closed: Bool { lifecycle.isClosed }
+    var closing: Bool { lifecycle.isClosing }
+    var lingering: Bool { lifecycle.isLingering }
+    var peerClosedInput: Bool { lifecycle.peerClosedInput }
+    var shuttingDown: Bool { lifecycle.draining }
     /// True while `processInput` runs: a response finished inline lets its loop go on rather than recursing.
     var processingInput = false
     /// The streamed response whose writer may write now (0: none); numbered by `streamCount`.
@@ -91,13 +98,6 @@ final class Connection: @unchecked Sendable {
     var pendingStreamHead: [UInt8]?
     /// The streamed response cut because its client stopped reading (0: none), so that its writer says so.
     var stalledStream = 0
-    var closed = false
-    /// Close once the output is flushed (after an error, `Connection: close`, or during shutdown).
-    var closing = false
-    var lingering = false
-    var peerClosedInput = false
-    var shuttingDown = false
-    var abortOnClose = false
 
     var headStartedAt: DispatchTime?
     var lastReadAt = DispatchTime.now()
@@ -135,7 +135,7 @@ final class Connection: @unchecked Sendable {
                     SystemCall.close(fd)
                     server.connectionDescriptors.subtract(1, ordering: .relaxed)
                 }
-                closed = true
+                _ = lifecycle.closeNow()
                 server.connectionDidClose(self)
                 return
             }
@@ -153,7 +153,7 @@ final class Connection: @unchecked Sendable {
                 beginHTTP2Shutdown(http2)
                 return
             }
-            shuttingDown = true
+            lifecycle.beginDraining()
             // An idle connection has nothing in flight to protect: close it now rather than linger.
             if !inFlight && parser.phase == .idle && pendingOutput == 0 {
                 close()
@@ -226,8 +226,7 @@ final class Connection: @unchecked Sendable {
         case .wouldBlock:
             return
         case .done(0):
-            peerClosedInput = true
-            if lingering {
+            if case .close = lifecycle.inputEnded() {
                 close()
                 return
             }
@@ -237,6 +236,46 @@ final class Connection: @unchecked Sendable {
             guard !lingering else { return }
             lastReadAt = loop.now
             processInput()
+        }
+    }
+
+    /// Routes bytes read from the socket: to the HTTP/2 session, to the HTTP/1.1 parser, or (the first bytes of a
+    /// connection) held until they show whether the connection opens with the HTTP/2 preface.
+    func received(_ bytes: UnsafeRawBufferPointer) {
+        if let http2 {
+            receiveHTTP2(bytes, session: http2)
+            return
+        }
+        guard let probe = prefaceProbe else {
+            parser.feed(bytes)
+            return
+        }
+        if probe.isEmpty {
+            // The common case: the first read decides, with no copy.
+            switch HTTP2Preface.match(bytes) {
+            case .http1:
+                prefaceProbe = nil
+                parser.feed(bytes)
+            case .http2:
+                prefaceProbe = nil
+                lifecycle.prefaceReceived()
+                startHTTP2(session: HTTP2Session(limits: limits), initialBytes: bytes)
+            case .needMore:
+                prefaceProbe = Array(bytes)
+            }
+            return
+        }
+        let joined = probe + bytes
+        switch joined.withUnsafeBytes(HTTP2Preface.match) {
+        case .http1:
+            prefaceProbe = nil
+            parser.feed(joined)
+        case .http2:
+            prefaceProbe = nil
+            lifecycle.prefaceReceived()
+            joined.withUnsafeBytes { startHTTP2(session: HTTP2Session(limits: limits), initialBytes: $0) }
+        case .needMore:
+            prefaceProbe = joined
         }
     }
 
@@ -259,7 +298,7 @@ final class Connection: @unchecked Sendable {
             case .send100Continue:
                 enqueue(ResponseHead.continueResponse)
             case .requestComplete(let request):
-                dispatch(request)
+                dispatchHTTP1(request)
             case .reject(let rejection):
                 logger.debug(
                     "rejected request",
@@ -388,19 +427,20 @@ final class Connection: @unchecked Sendable {
 
     /// Marks the connection to close once everything queued is sent.
     func closeWhenFlushed() {
-        guard !closed else { return }
-        closing = true
-        if pendingOutput == 0 { beginLingeringClose() }
+        perform(lifecycle.closeWhenFlushed(pendingOutput: pendingOutput))
+    }
+
+    /// Does what a transition of ``lifecycle`` asks.
+    func perform(_ action: ConnectionStateMachine.Action) {
+        switch action {
+        case .none: break
+        case .linger: beginLingeringClose()
+        case .close: close()
+        }
     }
 
     /// Half-closes and discards input for a short while before closing (see `lingerTime`).
     private func beginLingeringClose() {
-        guard !closed && !lingering else { return }
-        if peerClosedInput || abortOnClose {
-            close()
-            return
-        }
-        lingering = true
         Socket.shutdownWrite(fd)
         parser = RequestParser(limits: limits)
         updateReadInterest()
@@ -410,15 +450,14 @@ final class Connection: @unchecked Sendable {
 
     /// Closes at once: leaves the epoll set, closes the descriptor and tells the server.
     func close() {
-        guard !closed else { return }
-        closed = true
+        guard case .close(let abortive) = lifecycle.closeNow() else { return }
         drainWaiter?.signal()
         drainWaiter = nil
         http2?.endAllStreamedBodies()
         output = []
         outputOffset = 0
         loop.deregister(fd, token: token)
-        if abortOnClose { Socket.setAbortiveClose(fd) }
+        if abortive { Socket.setAbortiveClose(fd) }
         descriptorOpen.withLock { open in
             open = false
             SystemCall.close(fd)

@@ -57,8 +57,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields.filter { Self.namesEqual($0.name, name) }.map(\.value)
     }
 
-    /// Whether a field named `name` is present.
-    public func contains(_ name: String) -> Bool {
+    /// Whether a field named `name` is present. Always inlined: every HTTP/1.1 request is asked for `Upgrade`, and as
+    /// a call this retained and released each field's name (callgrind: about 200 instructions a request).
+    @inline(__always) public func contains(_ name: String) -> Bool {
         fields.contains { Self.namesEqual($0.name, name) }
     }
 

@@ -1,4 +1,4 @@
-import Glibc
+public import Glibc
 
 /// One value per thread: made on a thread's first use, kept for that thread only, released when the thread ends.
 ///
@@ -7,8 +7,8 @@ import Glibc
 ///
 /// `@unchecked Sendable`: the key is immutable after init and each value is touched by its own thread only.
 public final class PerThread<Value: AnyObject>: @unchecked Sendable {
-    private let key: pthread_key_t
-    private let make: @Sendable () -> Value
+    @usableFromInline let key: pthread_key_t
+    @usableFromInline let make: @Sendable () -> Value
 
     /// - Parameter make: Makes a thread's value on its first use there.
     public init(_ make: @escaping @Sendable () -> Value) {
@@ -20,8 +20,9 @@ public final class PerThread<Value: AnyObject>: @unchecked Sendable {
         self.make = make
     }
 
-    /// The calling thread's value.
-    public var value: Value {
+    /// The calling thread's value. Inlinable: read on every request, where a call into this module for an
+    /// unspecialized generic would cost more than the lookup itself.
+    @inlinable public var value: Value {
         if let pointer = pthread_getspecific(key) {
             return Unmanaged<Value>.fromOpaque(pointer).takeUnretainedValue()
         }

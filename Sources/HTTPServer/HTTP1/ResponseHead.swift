@@ -138,7 +138,7 @@ enum ResponseHead {
     }
 
     /// Whether `name` is one of `serverOwnedFields`; the length rules out most names before any comparison.
-    static func isServerOwned(_ name: String) -> Bool {
+    @inline(__always) static func isServerOwned(_ name: String) -> Bool {
         let length = name.utf8.count
         return length < 64 && serverOwnedLengths & (1 << length) != 0
             && serverOwnedFields.contains { HTTPHeaders.namesEqual($0, name) }

@@ -12,7 +12,7 @@ import Synchronization
 /// manager thread waits in epoll, hands the event to a worker, and re-arms the source when the handler returns):
 /// measured, that was most of a small request's cost. Here the cost is per turn, however many requests it serves.
 ///
-/// One repeating timer per loop enforces every connection's deadlines (`Connection.handleTick`).
+/// One repeating timer per loop enforces every connection's deadlines (`HTTPConnection.handleTick`).
 ///
 /// `@unchecked Sendable`: `connections`, `nextToken`, `stopped`, `limits` and `onClosed` are read and written only
 /// on `queue`
@@ -22,7 +22,7 @@ final class EventLoop: @unchecked Sendable {
     private let epollFD: Int32
     private let source: any DispatchSourceRead
     private let ticker: any DispatchSourceTimer
-    private var connections: [UInt64: Connection] = [:]
+    private var connections: [UInt64: HTTPConnection] = [:]
     private var nextToken: UInt64 = 1
     private var stopped = false
     /// The limits a request starting now gets: a copy of the server's, pushed by `setLimits` (reading the
@@ -84,7 +84,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - Registration (on `queue`)
 
     /// Adds `connection`'s socket to the set, watched for `events`; returns its token.
-    func register(_ connection: Connection, events: UInt32) throws(HTTPServerError) -> UInt64 {
+    func register(_ connection: HTTPConnection, events: UInt32) throws(HTTPServerError) -> UInt64 {
         dispatchPrecondition(condition: .onQueue(queue))
         let token = nextToken
         nextToken += 1

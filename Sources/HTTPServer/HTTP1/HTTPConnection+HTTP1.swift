@@ -1,57 +1,26 @@
 import Dispatch
 import Logging
 
-extension Connection {
+/// HTTP/1.1 on a connection: a parsed request's way to the handler (or to HTTP/2, for `Upgrade: h2c`), its response
+/// written with its head (``ResponseHead``), whole or streamed, and the connection's keep-alive decided per response.
+extension HTTPConnection {
     // MARK: - Handing requests to the handler
 
-    /// Answers `request`: on the event loop when the handler can (`handleOnEventLoop`), later when it takes the
-    /// request to answer it from elsewhere (`handleDeferred`), otherwise on a handler thread; a response produced
-    /// off the loop comes back to `queue`.
-    func dispatch(_ request: HTTPRequest) {
-        inFlight = true
+    /// Answers a parsed HTTP/1.1 request: switches to HTTP/2 when it asks for `Upgrade: h2c`, else hands it to the
+    /// handler (`dispatch(_:route:)`) with its response's keep-alive decided.
+    func dispatchHTTP1(_ request: HTTPRequest) {
+        let keepAlive = lifecycle.requestDispatched(keepAlive: request.keepAlive)
         headStartedAt = nil
         if limits.http2.enabled && !shuttingDown, let settings = HTTP2Upgrade.settingsPayload(of: request),
             upgradeToHTTP2(request, settingsPayload: settings)
         {
             return
         }
-        let keepAlive = request.keepAlive && !shuttingDown
-        if let response = server.handler.handleOnEventLoop(request) {
-            deliver(response, to: request, keepAlive: keepAlive)
-            return
-        }
-        let deferred = server.handler.handleDeferred(request) { [self] response in
-            queue.async { [self] in deliver(response, to: request, keepAlive: keepAlive) }
-        }
-        if deferred { return }
-        server.handlerPool.submit { [self] in
-            let response = server.handler.handle(request)
-            if case .stream(let produce) = response.body {
-                // Already off the loop: a producer may block here while the loop sends its output.
-                stream(response, produce: produce, for: request, keepAlive: keepAlive)
-            } else {
-                queue.async { [self] in
-                    deliver(response, to: request, keepAlive: keepAlive)
-                }
-            }
-        }
+        dispatch(request, route: .http1(keepAlive: keepAlive))
     }
 
-    /// Sends a response produced for `request` (on `queue`).
-    private func deliver(_ response: HTTPResponse, to request: HTTPRequest, keepAlive: Bool) {
-        switch response.body {
-        case .bytes(let bytes):
-            respond(response, body: bytes, method: request.method, version: request.version, keepAlive: keepAlive)
-        case .stream(let produce):
-            // A producer blocks in the writer until this queue has sent its output, so it must run elsewhere.
-            server.handlerPool.submit { [self] in
-                stream(response, produce: produce, for: request, keepAlive: keepAlive)
-            }
-        }
-    }
-
-    private func respond(_ response: HTTPResponse, body: [UInt8], method: String, version: HTTPVersion, keepAlive: Bool)
-    {
+    /// Sends a whole HTTP/1.1 response (on `queue`).
+    func respond(_ response: HTTPResponse, body: [UInt8], method: String, version: HTTPVersion, keepAlive: Bool) {
         guard !closed else { return }
         let keepAlive = keepAlive && !shuttingDown && !server.isShuttingDown.load(ordering: .relaxed)
         let hasContent = !response.status.forbidsContent
@@ -96,7 +65,7 @@ extension Connection {
     }
 
     private func finishResponse(keepAlive: Bool) {
-        inFlight = false
+        lifecycle.responseFinished()
         idleSince = loop.now
         if !keepAlive {
             closeWhenFlushed()
@@ -107,7 +76,9 @@ extension Connection {
 
     // MARK: - Streamed bodies (called on a handler thread)
 
-    private func stream(
+    /// Sends a streamed HTTP/1.1 response as its producer writes it: chunked (close-delimited for HTTP/1.0), the head
+    /// with the first piece, or a replacement response when the producer throws ``HTTPResponseReplacement`` first.
+    func streamHTTP1(
         _ response: HTTPResponse,
         produce: @Sendable (HTTPBodyWriter) throws -> Void,
         for request: HTTPRequest,
@@ -181,9 +152,7 @@ extension Connection {
                 logger.warning("streamed response failed, closing", metadata: ["error": "\(error)"])
                 // The body cannot be completed correctly: a chunked body stays without its last chunk (the client
                 // sees it is truncated); a close-delimited body is reset, since a clean close would look complete.
-                inFlight = false
-                if !chunked { abortOnClose = true }
-                closeWhenFlushed()
+                perform(lifecycle.responseFailed(abortive: !chunked, pendingOutput: pendingOutput))
                 updateTimer()
             }
         }
@@ -212,66 +181,6 @@ extension Connection {
             }
             guard let waiter else { return }
             waiter.wait()
-        }
-    }
-
-    // MARK: - Output
-
-    /// Queues `bytes` and sends what the socket takes.
-    func enqueue(_ bytes: [UInt8]) {
-        append(bytes)
-        flush()
-    }
-
-    /// Queues `bytes` without sending yet.
-    func append(_ bytes: [UInt8]) {
-        guard !closed, !bytes.isEmpty else { return }
-        if pendingOutput == 0 { lastWriteProgressAt = loop.now }
-        output.append(contentsOf: bytes)
-        maxObservedPendingOutput = max(maxObservedPendingOutput, pendingOutput)
-    }
-
-    func handleWritable() {
-        flush()
-        processInput()
-    }
-
-    /// Sends as much as the socket takes; the socket is watched for writability only while output is waiting.
-    func flush() {
-        guard !closed else { return }
-        while outputOffset < output.count {
-            let result: IOResult<Int>
-            do {
-                result = try output.withUnsafeBytes { raw in
-                    try Socket.send(fd, UnsafeRawBufferPointer(rebasing: raw[outputOffset...]))
-                }
-            } catch {
-                logger.debug("write failed, closing", metadata: ["error": "\(error)"])
-                close()
-                return
-            }
-            guard case .done(let count) = result else { break }
-            outputOffset += count
-            lastWriteProgressAt = loop.now
-        }
-        if outputOffset == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
-            outputOffset = 0
-        } else if outputOffset >= 64 * 1024 {
-            output.removeSubrange(0..<outputOffset)
-            outputOffset = 0
-        }
-        let wanted = outputOffset < output.count
-        if wanted != wantsWrite {
-            wantsWrite = wanted
-            updateInterest()
-        }
-        if pendingOutput <= limits.maxPendingOutput, let waiter = drainWaiter {
-            drainWaiter = nil
-            waiter.signal()
-        }
-        if pendingOutput == 0 && closing {
-            closeWhenFlushed()
         }
     }
 }

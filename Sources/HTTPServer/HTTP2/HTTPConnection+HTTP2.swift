@@ -6,52 +6,15 @@ import Synchronization
 /// an ``HTTP2Session`` on the connection's event loop.
 ///
 /// Each stream becomes the same ``HTTPRequest`` the HTTP/1.1 parser builds (version ``HTTPVersion/http2``) and goes
-/// to the same handler, `handleOnEventLoop` first, then the handler threads: the streams of a connection are
-/// answered concurrently and each response is sent as soon as it is ready. Output is taken from the session only
+/// to the handler through the same hand-off (`HTTPConnection+Dispatch`): the streams of a connection are answered
+/// concurrently and each response is sent as soon as it is ready. Output is taken from the session only
 /// while the connection's unsent output is under ``HTTPLimits/maxPendingOutput``; the rest waits in the session,
 /// under the client's flow control.
-extension Connection {
-    // MARK: - Choosing the protocol
+extension HTTPConnection {
+    // MARK: - Switching to HTTP/2
 
-    /// Routes bytes read from the socket: to the HTTP/2 session, to the HTTP/1.1 parser, or (the first bytes of a
-    /// connection) held until they show whether the connection opens with the HTTP/2 preface.
-    func received(_ bytes: UnsafeRawBufferPointer) {
-        if let http2 {
-            receiveHTTP2(bytes, session: http2)
-            return
-        }
-        guard let probe = prefaceProbe else {
-            parser.feed(bytes)
-            return
-        }
-        if probe.isEmpty {
-            // The common case: the first read decides, with no copy.
-            switch HTTP2Preface.match(bytes) {
-            case .http1:
-                prefaceProbe = nil
-                parser.feed(bytes)
-            case .http2:
-                prefaceProbe = nil
-                startHTTP2(session: HTTP2Session(limits: limits), initialBytes: bytes)
-            case .needMore:
-                prefaceProbe = Array(bytes)
-            }
-            return
-        }
-        let joined = probe + bytes
-        switch joined.withUnsafeBytes(HTTP2Preface.match) {
-        case .http1:
-            prefaceProbe = nil
-            parser.feed(joined)
-        case .http2:
-            prefaceProbe = nil
-            joined.withUnsafeBytes { startHTTP2(session: HTTP2Session(limits: limits), initialBytes: $0) }
-        case .needMore:
-            prefaceProbe = joined
-        }
-    }
-
-    private func startHTTP2(session: HTTP2Session, initialBytes: UnsafeRawBufferPointer) {
+    /// Serves the connection as HTTP/2 from `initialBytes`, which begin with the client preface.
+    func startHTTP2(session: HTTP2Session, initialBytes: UnsafeRawBufferPointer) {
         http2 = session
         idleSince = loop.now
         logger.trace("serving HTTP/2")
@@ -71,7 +34,7 @@ extension Connection {
         else { return false }
         append(HTTP2Upgrade.switchingProtocols)
         prefaceProbe = nil
-        inFlight = false
+        lifecycle.upgradedToHTTP2()
         // What the client sent after the request (its preface, its first frames) belongs to the session.
         let rest = parser.takeBufferedBytes()
         parser = RequestParser(limits: limits)
@@ -89,7 +52,7 @@ extension Connection {
 
     // MARK: - Receiving
 
-    private func receiveHTTP2(_ bytes: UnsafeRawBufferPointer, session: HTTP2Session) {
+    func receiveHTTP2(_ bytes: UnsafeRawBufferPointer, session: HTTP2Session) {
         lastReadAt = loop.now
         do {
             try session.receive(bytes, now: lastReadAt.uptimeNanoseconds)
@@ -145,57 +108,7 @@ extension Connection {
     // MARK: - Answering
 
     private func dispatchHTTP2(_ request: HTTPRequest, streamID: Int32) {
-        let method = request.method
-        if let response = server.handler.handleOnEventLoop(request), case .bytes(let body) = response.body {
-            deliverHTTP2(response, body: body, method: method, streamID: streamID)
-            return
-        }
-        // Deferred answers hold no handler thread: no share to count.
-        let deferred = server.handler.handleDeferred(request) { [self] response in
-            guard case .bytes(let bytes) = response.body else {
-                // A producer may block: it runs on a handler thread, not on the thread that answered.
-                server.handlerPool.submit { [self] in
-                    streamHTTP2(response, method: method, streamID: streamID)
-                }
-                return
-            }
-            queue.async { [self] in deliverHTTP2(response, body: bytes, method: method, streamID: streamID) }
-        }
-        if deferred { return }
-        // One connection may not take every handler thread: past its share its streams wait here, in order.
-        guard http2OnHandlerThreads < max(limits.http2.maxStreamsOnHandlerThreads, 1) else {
-            http2Waiting.append((request, streamID))
-            return
-        }
-        http2OnHandlerThreads += 1
-        server.handlerPool.submit { [self] in
-            let response = server.handler.handle(request)
-            if case .bytes(let body) = response.body {
-                queue.async { [self] in
-                    http2OnHandlerThreads -= 1
-                    startWaitingHTTP2Stream()
-                    deliverHTTP2(response, body: body, method: method, streamID: streamID)
-                }
-                return
-            }
-            // A streamed body keeps its handler thread (and its share of them) until its producer returns.
-            streamHTTP2(response, method: method, streamID: streamID)
-            queue.async { [self] in
-                http2OnHandlerThreads -= 1
-                startWaitingHTTP2Stream()
-            }
-        }
-    }
-
-    /// Hands the oldest waiting stream that is still open to a handler thread.
-    private func startWaitingHTTP2Stream() {
-        while !closed, let session = http2, !http2Waiting.isEmpty {
-            let (request, streamID) = http2Waiting.removeFirst()
-            // A stream the client reset meanwhile is dropped.
-            guard session.isOpen(streamID) else { continue }
-            dispatchHTTP2(request, streamID: streamID)
-            return
-        }
+        dispatch(request, route: .http2(streamID: streamID))
     }
 
     private func respondHTTP2(_ rejection: RequestParser.Rejection, streamID: Int32) {
@@ -209,7 +122,7 @@ extension Connection {
     }
 
     /// Queues `response` on its stream and sends what the connection may (on `queue`).
-    private func deliverHTTP2(_ response: HTTPResponse, body: [UInt8], method: String, streamID: Int32) {
+    func deliverHTTP2(_ response: HTTPResponse, body: [UInt8], method: String, streamID: Int32) {
         guard !closed, let session = http2 else { return }
         let hasContent = !response.status.forbidsContent
         let serverHeader = server.serverHeader
@@ -239,8 +152,12 @@ extension Connection {
     /// the client's flow control through the stream's bounded buffer (``StreamedBody``), END_STREAM when the
     /// producer returns; `RST_STREAM INTERNAL_ERROR` when it fails after its first piece, so a cut body is never
     /// taken for a whole one.
-    private func streamHTTP2(_ response: HTTPResponse, method: String, streamID: Int32) {
-        guard case .stream(let produce) = response.body else { return }
+    func streamHTTP2(
+        _ response: HTTPResponse,
+        produce: @Sendable (HTTPBodyWriter) throws -> Void,
+        method: String,
+        streamID: Int32
+    ) {
         if response.status.forbidsContent || method == "HEAD" {
             queue.async { [self] in deliverHTTP2(response, body: [], method: method, streamID: streamID) }
             return
@@ -369,7 +286,7 @@ extension Connection {
     /// closes.
     func beginHTTP2Shutdown(_ session: HTTP2Session) {
         guard !closed else { return }
-        shuttingDown = true
+        lifecycle.beginDraining()
         session.goAway()
         processHTTP2(session)
     }

@@ -1,4 +1,5 @@
 import Glibc
+import ThreadStorage
 
 /// The `Date` field value in IMF-fixdate form (RFC 9110 §5.6.7), formatted at most once per second per thread.
 ///

@@ -11,9 +11,9 @@ final class Listener: @unchecked Sendable {
     let address: BoundAddress
     private let unlinkPath: String?
     private let source: any DispatchSourceRead
-    /// Accepts once a second even without a readiness event: the same safety net as the read in `Connection.timer`'s tick,
-    /// so that a lost event never leaves a connection waiting in the backlog. `accept` on an empty backlog is one
-    /// `EAGAIN`.
+    /// Accepts once a second even without a readiness event: the same safety net as the read in
+    /// `HTTPConnection.timer`'s tick, so that a lost event never leaves a connection waiting in the backlog. `accept`
+    /// on an empty backlog is one `EAGAIN`.
     private let safetyPoll: any DispatchSourceTimer
     private let queue: DispatchQueue
     private let paused = Mutex<(paused: Bool, closed: Bool)>((false, false))
