@@ -1,7 +1,8 @@
 import Glibc
 
-/// Byte classes of the HTTP grammar (RFC 9110 §5.6.2, RFC 9112 §2.2).
-enum ASCII {
+/// Byte classes of the HTTP grammar (RFC 9110 §5.6.2, RFC 9112 §2.2). Public for the few the service parses itself
+/// (`Content-Type`, `Accept`), so that the grammar is written once.
+public enum ASCII {
     static let cr: UInt8 = 0x0D
     static let lf: UInt8 = 0x0A
     static let space: UInt8 = 0x20
@@ -13,7 +14,8 @@ enum ASCII {
     }
 
     /// `tchar` of RFC 9110 §5.6.2.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    @inlinable
+    public static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
         case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),

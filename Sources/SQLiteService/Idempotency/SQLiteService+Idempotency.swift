@@ -14,12 +14,11 @@ extension SQLiteService {
     func storageWrite(
         _ make: Route.WriteMaker,
         _ request: HTTPRequest,
-        limits: ServiceLimits,
         settings: ServiceSettings,
         tokenName: String?
     ) throws(APIError) -> StorageWrite {
         let key = try IdempotencyKey(request, tokenName: tokenName)
-        let write = try make(self, request, limits)
+        let write = try make(self, request, settings.limits)
         guard let key else { return write }
         let fingerprint = IdempotencyFingerprint(request)
         let metrics = settings.options.metrics
@@ -35,7 +34,7 @@ extension SQLiteService {
         let run = IdempotentWrite(
             key: key,
             fingerprint: fingerprint,
-            retention: max(1, settings.options.idempotencyRetention.components.seconds),
+            retention: settings.options.idempotencyRetentionSeconds,
             metrics: metrics,
             expiry: idempotencyExpiry
         )
@@ -50,20 +49,18 @@ extension SQLiteService {
 }
 
 extension SQLiteService {
-    /// The `idempotency.retention` in force, in whole seconds (at least 1).
-    var idempotencyRetentionSeconds: Int64 {
-        max(1, settings.options.idempotencyRetention.components.seconds)
-    }
-
     /// Whether a pass of ``expireIdempotencyKeys()`` is due now (true for one caller per interval).
     func idempotencyExpiryIsDue() -> Bool {
-        idempotencyExpiry.isDue(now: Int64(Date().timeIntervalSince1970), retention: idempotencyRetentionSeconds)
+        idempotencyExpiry.isDue(
+            now: Int64(Date().timeIntervalSince1970),
+            retention: settings.options.idempotencyRetentionSeconds
+        )
     }
 
     /// Deletes the keys older than `idempotency.retention` (see ``IdempotencyExpiryScheduler``): on the local
     /// writer between write groups, or on the cluster's leader.
     public func expireIdempotencyKeys() throws(APIError) {
-        let cutoff = Int64(Date().timeIntervalSince1970) - idempotencyRetentionSeconds
+        let cutoff = Int64(Date().timeIntervalSince1970) - settings.options.idempotencyRetentionSeconds
         let metrics = settings.options.metrics
         switch storage {
         case .local(let pool):

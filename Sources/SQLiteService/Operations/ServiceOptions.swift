@@ -22,5 +22,8 @@ public struct ServiceOptions: Sendable {
     /// How long a stored `Idempotency-Key` answers retries before it is forgotten (`idempotency.retention`).
     public var idempotencyRetention: Duration = .seconds(86_400)
 
+    /// `idempotencyRetention` in whole seconds, at least 1: what the keys' `created` column is compared with.
+    var idempotencyRetentionSeconds: Int64 { max(1, idempotencyRetention.components.seconds) }
+
     public init() {}
 }

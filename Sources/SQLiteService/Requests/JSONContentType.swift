@@ -1,4 +1,5 @@
 import Glibc
+import HTTPServer
 
 /// The `Content-Type` check for request bodies.
 ///
@@ -79,7 +80,7 @@ private struct MediaTypeParser {
     /// `token = 1*tchar` (RFC 9110 §5.6.2).
     mutating func token() -> [UInt8]? {
         let start = index
-        while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
+        while index < bytes.count, ASCII.isTokenCharacter(bytes[index]) { index += 1 }
         return index > start ? Array(bytes[start..<index]) : nil
     }
 
@@ -109,16 +110,6 @@ private struct MediaTypeParser {
 
     func lowercased(_ bytes: [UInt8]) -> [UInt8] {
         bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
-    }
-
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 
     static func isQuotedPairCharacter(_ byte: UInt8) -> Bool {

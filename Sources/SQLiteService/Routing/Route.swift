@@ -32,7 +32,7 @@ final class Route: Sendable {
     typealias EventLoopHandler =
         @Sendable (SQLiteService, HTTPRequest, ServiceSettings) throws(APIError) -> HTTPResponse?
     /// The decoded and checked write of a request, for either storage (its `Idempotency-Key` is handled around it,
-    /// by ``SQLiteService/storageWrite(_:_:limits:settings:tokenName:)``).
+    /// by ``SQLiteService/storageWrite(_:_:settings:tokenName:)``).
     typealias WriteMaker = @Sendable (SQLiteService, HTTPRequest, ServiceLimits) throws(APIError) -> StorageWrite
 
     /// The path pattern (its ``ServiceEndpoint/label`` is the template, e.g. `/tables/{table}/rows`).
@@ -110,7 +110,6 @@ final class Route: Sendable {
         let write = try service.storageWrite(
             makeWrite,
             request,
-            limits: settings.limits,
             settings: settings,
             tokenName: tokenName
         )
@@ -130,7 +129,6 @@ final class Route: Sendable {
             try service.storageWrite(
                 makeWrite,
                 request,
-                limits: settings.limits,
                 settings: settings,
                 tokenName: tokenName
             )

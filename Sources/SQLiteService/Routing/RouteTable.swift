@@ -209,7 +209,7 @@ enum RouteTable {
 
     /// A write: in a group commit on the local storage (prepared on the event loop when it can be), else on a
     /// handler thread through ``SQLiteService/performWrite(_:_:)``; `make` decodes and checks the request, and
-    /// ``SQLiteService/storageWrite(_:_:limits:settings:tokenName:)`` adds its `Idempotency-Key` handling.
+    /// ``SQLiteService/storageWrite(_:_:settings:tokenName:)`` adds its `Idempotency-Key` handling.
     private static func write(
         _ endpoint: ServiceEndpoint,
         _ methods: [String] = ["POST"],

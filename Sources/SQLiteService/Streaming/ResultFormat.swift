@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// The formats a result is sent in, chosen by the request's `Accept` field (``negotiate(accept:)``): the JSON result
 /// object, or a result streamed as rows are read (``StreamedResultWriter``).
 enum ResultFormat: Sendable, Equatable, CaseIterable {
@@ -118,17 +120,6 @@ struct MediaRange: Equatable {
         return thousandths
     }
 
-    /// `tchar` (RFC 9110 §5.6.2).
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-
     /// Reads `Accept` syntax from bytes.
     private struct Scanner {
         let bytes: [UInt8]
@@ -142,7 +133,7 @@ struct MediaRange: Equatable {
 
         mutating func token() -> String? {
             let start = index
-            while let byte = peek, MediaRange.isTokenByte(byte) { index += 1 }
+            while let byte = peek, ASCII.isTokenCharacter(byte) { index += 1 }
             guard index > start else { return nil }
             return String(decoding: bytes[start..<index], as: UTF8.self)
         }
