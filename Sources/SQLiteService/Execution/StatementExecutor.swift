@@ -54,20 +54,10 @@ struct StatementExecutor {
         context: inout RequestContext,
         into out: inout JSONWriter
     ) throws(APIError) {
-        switch parameters {
-        case .none:
-            try execute(statement, arguments: .positional([]), context: &context, into: &out)
-        case .positional(let values):
-            try execute(
-                statement,
-                arguments: .positional(values.map(\.databaseValue)),
-                context: &context,
-                into: &out
-            )
-        case .named(let pairs):
-            try execute(statement, arguments: try Self.namedArguments(pairs), context: &context, into: &out)
-        case .batch(let sets):
+        if case .batch(let sets) = parameters {
             try executeBatch(statement, sets: sets, context: &context, into: &out)
+        } else if let set = parameters.singleSet {
+            try execute(statement, arguments: try set.arguments(), context: &context, into: &out)
         }
     }
 
@@ -98,13 +88,10 @@ struct StatementExecutor {
         into out: inout StreamedResultWriter
     ) throws(APIError) {
         try context.checkDeadline()
-        let arguments: StatementArguments
-        switch request.parameters {
-        case .none: arguments = .positional([])
-        case .positional(let values): arguments = .positional(values.map(\.databaseValue))
-        case .named(let pairs): arguments = try Self.namedArguments(pairs)
-        case .batch: throw .invalidRequest("a streamed result takes no params_batch")
+        guard let set = request.parameters.singleSet else {
+            throw .invalidRequest("a streamed result takes no params_batch")
         }
+        let arguments = try set.arguments()
         let statement = try prepare(request.sql, context: context)
         defer { statement.reset() }
         var rows = RowEmitter(statement: statement, context: context)
@@ -201,11 +188,7 @@ struct StatementExecutor {
         result.beginObject()
         let runAll = { (context: inout RequestContext, result: inout JSONWriter) throws(APIError) -> Void in
             for (index, set) in sets.enumerated() {
-                let arguments: StatementArguments
-                switch set {
-                case .positional(let values): arguments = .positional(values.map(\.databaseValue))
-                case .named(let pairs): arguments = try Self.namedArguments(pairs, setIndex: index)
-                }
+                let arguments = try set.arguments(setIndex: index)
                 let outcome = try step(statement, arguments: arguments, rows: &rows, context: &context, into: &result)
                 changes += outcome.changes
                 lastRowID = outcome.insertedRowID

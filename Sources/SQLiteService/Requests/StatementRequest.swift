@@ -1,3 +1,5 @@
+import SQLiteEngine
+
 /// One statement object of a request: `{"sql": ..., "params": ... | "params_batch": ...}`, validated.
 public struct StatementRequest: Sendable, Equatable {
     /// A parameter bound by name. The key is kept as the client wrote it, with or without its `:`, `@` or `$`
@@ -37,6 +39,28 @@ public struct StatementRequest: Sendable, Equatable {
     public init(sql: String, parameters: Parameters = .none) {
         self.sql = sql
         self.parameters = parameters
+    }
+}
+
+extension StatementRequest.Parameters {
+    /// The one set of values of a statement run once (none: no values); nil for `params_batch`.
+    var singleSet: StatementRequest.ParameterSet? {
+        switch self {
+        case .none: .positional([])
+        case .positional(let values): .positional(values)
+        case .named(let pairs): .named(pairs)
+        case .batch: nil
+        }
+    }
+}
+
+extension StatementRequest.ParameterSet {
+    /// The values as the engine binds them; `setIndex` names the `params_batch` entry in a bind error.
+    func arguments(setIndex: Int? = nil) throws(APIError) -> StatementArguments {
+        switch self {
+        case .positional(let values): .positional(values.map(\.databaseValue))
+        case .named(let pairs): try StatementExecutor.namedArguments(pairs, setIndex: setIndex)
+        }
     }
 }
 

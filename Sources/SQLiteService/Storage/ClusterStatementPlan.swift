@@ -43,17 +43,12 @@ struct ClusterStatementPlan {
         defer { statement.reset() }
         try StatementExecutor.check(statement, context: context)
         var sets: [[DqliteValue]] = []
-        switch request.parameters {
-        case .none:
-            sets.append(try Self.bind(.positional([]), to: statement, db: db))
-        case .positional(let values):
-            sets.append(try Self.bind(.positional(values), to: statement, db: db))
-        case .named(let pairs):
-            sets.append(try Self.bind(.named(pairs), to: statement, db: db))
-        case .batch(let parameterSets):
+        if case .batch(let parameterSets) = request.parameters {
             for (index, set) in parameterSets.enumerated() {
                 sets.append(try Self.bind(set, to: statement, db: db, setIndex: index))
             }
+        } else if let set = request.parameters.singleSet {
+            sets.append(try Self.bind(set, to: statement, db: db))
         }
         self.init(statement: statement, parameterSets: sets, isBatch: sets.count > 1 || request.isBatch)
     }
@@ -88,11 +83,7 @@ struct ClusterStatementPlan {
         db: Database,
         setIndex: Int? = nil
     ) throws(APIError) -> [DqliteValue] {
-        let arguments: StatementArguments
-        switch set {
-        case .positional(let values): arguments = .positional(values.map(\.databaseValue))
-        case .named(let pairs): arguments = try StatementExecutor.namedArguments(pairs, setIndex: setIndex)
-        }
+        let arguments = try set.arguments(setIndex: setIndex)
         do {
             try statement.bind(arguments)
         } catch {
