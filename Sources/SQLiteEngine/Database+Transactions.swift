@@ -68,18 +68,29 @@ extension Database {
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/lang_savepoint.html>
     public func beginSavepoint(_ name: String) throws {
-        try execute(sql: "SAVEPOINT \(Self.quotedIdentifier(name))")
+        try runSavepointStatement(.begin, name: name)
     }
 
     /// Releases the savepoint `name` and every savepoint opened after it (committing when it is the outermost one
     /// and no transaction was open).
     public func releaseSavepoint(_ name: String) throws {
-        try execute(sql: "RELEASE SAVEPOINT \(Self.quotedIdentifier(name))")
+        try runSavepointStatement(.release, name: name)
     }
 
     /// Undoes the changes made since savepoint `name` was opened; the savepoint stays open.
     public func rollbackToSavepoint(_ name: String) throws {
-        try execute(sql: "ROLLBACK TO SAVEPOINT \(Self.quotedIdentifier(name))")
+        try runSavepointStatement(.rollback, name: name)
+    }
+
+    /// Runs a savepoint statement, prepared once per name (``SavepointStatements``).
+    private func runSavepointStatement(_ kind: SavepointStatements.Kind, name: String) throws {
+        if let statement = savepointStatements.statement(kind, name: name), statement.isValid {
+            try statement.run()
+            return
+        }
+        let statement = try makeStatement(sql: kind.sql(quotedName: Self.quotedIdentifier(name)))
+        savepointStatements.remember(statement, kind, name: name)
+        try statement.run()
     }
 
     /// Runs `body` inside a new, automatically named savepoint.

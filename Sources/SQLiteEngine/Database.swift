@@ -20,6 +20,8 @@ public final class Database {
     @exclusivity(unchecked) var connection: Connection?
     @exclusivity(unchecked) var statementCache: StatementCache
     var savepointDepth = 0
+    /// The savepoint statements of the names used lately, prepared once each.
+    var savepointStatements = SavepointStatements()
     var authorizer: AuthorizerBox?
     /// The record tables looked up so far, valid for one schema version (``recordTable(named:)``).
     var recordTableCache = RecordTableCache()
@@ -186,6 +188,7 @@ public final class Database {
         // Cut the interrupt handle off first so that no sqlite3_interrupt can race with sqlite3_close.
         interruptHandle.detach()
         statementCache.removeAll()
+        savepointStatements.removeAll()
         // Statements still referenced elsewhere (cursors, leaked Statement objects) are finalized here; their
         // `connection.handle` becomes nil below, so they never touch the closed handle again. Only the engine's own:
         // virtual table modules finalize theirs while the connection closes.

@@ -11,7 +11,7 @@ extension Database {
     /// failing every request of it).
     func committingAlone<T>(_ body: () throws(APIError) -> T) throws(APIError) -> T {
         guard isInTransaction else { return try body() }
-        let name = SavepointNames.next()
+        let name = SavepointNames.unit
         do {
             try beginSavepoint(name)
         } catch {

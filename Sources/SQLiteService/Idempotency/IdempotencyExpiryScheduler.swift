@@ -3,12 +3,12 @@ public import Logging
 import Synchronization
 
 /// Deletes the expired `Idempotency-Key` rows in the background, on either storage (on the cluster through the
-/// leader, like every write), so that they go also when no keyed write comes to do it.
+/// leader, like every write): the keyed writes never spend time on it.
 ///
 /// Once a second it asks ``IdempotencyExpiry`` whether a pass is due (at most once per tenth of
-/// `idempotency.retention`, between 1 s and 10 min, shared with the passes keyed writes make), and then runs
-/// ``SQLiteService/expireIdempotencyKeys()`` on its own queue: on the local storage it takes the writer between
-/// write groups (`DatabasePool.write`), as the maintenance scheduler does.
+/// `idempotency.retention`, between 1 s and 10 min), and then runs ``SQLiteService/expireIdempotencyKeys()`` on its
+/// own queue: a pass over the table in short steps, each of which takes the local writer between write groups
+/// (`DatabasePool.write`), as the maintenance scheduler does.
 ///
 /// `@unchecked Sendable`: the timer is a Dispatch source (thread-safe, created once and never replaced); the
 /// started flag lives behind a `Mutex`.

@@ -35,8 +35,7 @@ extension SQLiteService {
             key: key,
             fingerprint: fingerprint,
             retention: settings.options.idempotencyRetentionSeconds,
-            metrics: metrics,
-            expiry: idempotencyExpiry
+            metrics: metrics
         )
         // One transaction whatever the endpoint: the key's row commits with the request's changes (a `/batch`'s
         // statements each in a savepoint of their own inside it).
@@ -57,16 +56,32 @@ extension SQLiteService {
         )
     }
 
-    /// Deletes the keys older than `idempotency.retention` (see ``IdempotencyExpiryScheduler``): on the local
-    /// writer between write groups, or on the cluster's leader.
+    /// Deletes the keys older than `idempotency.retention` (see ``IdempotencyExpiryScheduler``) in one pass over
+    /// the table, a step of ``IdempotentWrite/sweepChunk`` keys at a time: each step on the local writer between
+    /// write groups, or on the cluster's leader, so that writes go on between the steps. Records how many keys are
+    /// left.
     public func expireIdempotencyKeys() throws(APIError) {
         let cutoff = Int64(Date().timeIntervalSince1970) - settings.options.idempotencyRetentionSeconds
-        let metrics = settings.options.metrics
+        var position: IdempotentWrite.SweepPosition? = IdempotentWrite.SweepPosition()
+        var left = 0
+        while let after = position {
+            let step = try sweepIdempotencyKeys(after: after, before: cutoff)
+            position = step.next
+            left += step.left
+        }
+        settings.options.metrics?.idempotency.stored.record(left)
+    }
+
+    /// One step of ``expireIdempotencyKeys()`` on the storage.
+    private func sweepIdempotencyKeys(
+        after position: IdempotentWrite.SweepPosition,
+        before cutoff: Int64
+    ) throws(APIError) -> (next: IdempotentWrite.SweepPosition?, left: Int) {
         switch storage {
         case .local(let pool):
             do {
-                try pool.write { db in
-                    try IdempotentWrite.expire(before: cutoff, metrics: metrics) { sql, arguments throws(APIError) in
+                return try pool.write { db in
+                    try IdempotentWrite.sweep(after: position, before: cutoff) { sql, arguments throws(APIError) in
                         try LocalWriteSession(db).serverStatement(sql, arguments)
                     }
                 }
@@ -77,8 +92,8 @@ extension SQLiteService {
             }
         case .cluster(let cluster):
             let target = ClusterTarget.client(cluster.writer)
-            try IdempotentWrite.expire(before: cutoff, metrics: metrics) { sql, arguments throws(APIError) in
-                try target.serverStatement(sql, arguments, until: .now + .seconds(10))
+            return try IdempotentWrite.sweep(after: position, before: cutoff) { sql, arguments throws(APIError) in
+                try target.serverStatement(sql.text, arguments, until: .now + .seconds(10))
             }
         }
     }

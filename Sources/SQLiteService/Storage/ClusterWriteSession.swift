@@ -36,8 +36,8 @@ struct ClusterWriteSession: WriteSession {
 
     /// Run on the leader as they are: its policy lets the server's tables through (``LeaderPolicy``), and this node's
     /// copy of the schema does not check them.
-    func serverStatement(_ sql: String, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]] {
-        try target.serverStatement(sql, arguments, until: deadline)
+    func serverStatement(_ sql: ServerSQL, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]] {
+        try target.serverStatement(sql.text, arguments, until: deadline)
     }
 
     func afterBatchStep(_ run: BatchRun) throws(APIError) {}

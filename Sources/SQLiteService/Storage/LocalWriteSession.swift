@@ -32,10 +32,10 @@ struct LocalWriteSession: WriteSession {
     /// From the writer's statement cache under a text no client can send (``SQLPolicy/serverStatementTag``, a
     /// random part of this process's): a client's identical statement is another cache entry, prepared under the
     /// clients' policy.
-    func serverStatement(_ sql: String, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]] {
+    func serverStatement(_ sql: ServerSQL, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]] {
         do {
             return try SQLPolicy.asServer(db) {
-                let statement = try db.cachedStatement(sql: SQLPolicy.serverStatementTag + sql)
+                let statement = try db.cachedStatement(sql: sql.tagged)
                 defer { statement.reset() }
                 try statement.bind(.positional(arguments))
                 var rows: [[DatabaseValue]] = []
@@ -59,6 +59,16 @@ struct LocalWriteSession: WriteSession {
         var error = error
         error.rolledBack = true
         return error
+    }
+
+    /// Inside a group, in the request's own savepoint as it is: a second savepoint around the same work cost a
+    /// keyed write two more statements.
+    func wholeRequest<T>(
+        retrying retry: (APIError) -> Bool,
+        _ body: (any WriteSession) throws(APIError) -> T
+    ) throws(APIError) -> T {
+        guard grouped else { return try inOwnTransaction(retrying: retry, body) }
+        return try body(self)
     }
 
     func atomically<T>(

@@ -86,7 +86,7 @@ protocol WriteSession {
 
     /// Runs one of the server's own statements, on its tables (``SQLPolicy/serverTablePrefix``, which clients' SQL
     /// cannot reach), where this session's statements run; returns its rows.
-    func serverStatement(_ sql: String, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]]
+    func serverStatement(_ sql: ServerSQL, _ arguments: [DatabaseValue]) throws(APIError) -> [[DatabaseValue]]
 
     /// Runs `body` all or nothing: in a transaction of `mode` (deferred when nil), or the request's savepoint inside
     /// a group; the deferred foreign keys are checked at its end. On failure everything `body` did is undone, and
@@ -97,6 +97,39 @@ protocol WriteSession {
         marksRolledBack: Bool,
         _ body: (any WriteSession) throws(APIError) -> T
     ) throws(APIError) -> T
+
+    /// Runs `body` as the whole of the request's work, all or nothing (a keyed write: the key's lookup, the request,
+    /// the key's row): as ``atomically(mode:marksRolledBack:_:)`` in an immediate transaction, run again after an
+    /// error (undone first) for which `retry` says so. Inside a group the request's own savepoint is that unit
+    /// already (the group undoes it when the request fails): `body` runs in it as it is, and its errors leave the
+    /// request, never retried.
+    func wholeRequest<T>(
+        retrying retry: (APIError) -> Bool,
+        _ body: (any WriteSession) throws(APIError) -> T
+    ) throws(APIError) -> T
+}
+
+extension WriteSession {
+    func wholeRequest<T>(
+        retrying retry: (APIError) -> Bool,
+        _ body: (any WriteSession) throws(APIError) -> T
+    ) throws(APIError) -> T {
+        try inOwnTransaction(retrying: retry, body)
+    }
+
+    /// ``wholeRequest(retrying:_:)`` in a transaction of its own.
+    func inOwnTransaction<T>(
+        retrying retry: (APIError) -> Bool,
+        _ body: (any WriteSession) throws(APIError) -> T
+    ) throws(APIError) -> T {
+        while true {
+            do {
+                return try atomically(mode: .immediate, marksRolledBack: false, body)
+            } catch  where retry(error) {
+                continue
+            }
+        }
+    }
 }
 
 extension SQLiteService {

@@ -224,8 +224,8 @@ import Testing
         #expect(try fixture.count(IdempotentWrite.table) == 2)
     }
 
-    /// Checks that a key is forgotten after `idempotency.retention` seconds: the request runs again, and the
-    /// expired row is deleted.
+    /// Checks that a key is forgotten after `idempotency.retention` seconds: the request runs again (its expired
+    /// row replaced), and an expiry pass deletes the other expired row and counts the one left.
     @Test func expiredKey_isForgotten() throws {
         var options = ServiceOptions()
         options.idempotencyRetention = .seconds(1)
@@ -237,9 +237,44 @@ import Testing
         #expect(again.status.code == 200)
         #expect(replayed(again) == nil)
         #expect(try fixture.count("t") == 0)
-        // The expiry pass deleted the other expired key too.
+        #expect(try fixture.count(IdempotentWrite.table) == 2)
+        try fixture.service.expireIdempotencyKeys()
         #expect(try fixture.count(IdempotentWrite.table) == 1)
-        #expect(sample("sqlited_idempotency_keys_stored", in: try fixture.metricsText()) == 0)
+        #expect(sample("sqlited_idempotency_keys_stored", in: try fixture.metricsText()) == 1)
+    }
+
+    /// Checks that an expiry pass walks a table larger than one step (``IdempotentWrite/sweepChunk``) to its end:
+    /// every expired key goes, across the steps' boundaries and in every scope, every fresh one stays, and the
+    /// gauge counts those left.
+    @Test func expiryPass_deletesExpiredKeysAcrossSteps() throws {
+        let fixture = try Self.fixture()
+        #expect(fixture.send("POST", "/update", json: Self.insert, key: "makes-the-table").status.code == 200)
+        let now = Int64(Date().timeIntervalSince1970)
+        let old = now - 2 * 86_400
+        let db = try Database(path: fixture.path("app.sqlite"))
+        let insert =
+            "INSERT INTO \(IdempotentWrite.table)(scope, key, request, body_sha256, status, response, created) "
+            + "VALUES (?, ?, 'POST /update', x'00', 200, x'7b7d', ?)"
+        let total = 3 * IdempotentWrite.sweepChunk + 7
+        var fresh = 1  // the key sent above
+        try db.transaction(.immediate) { db in
+            for index in 0..<total {
+                // Interleaved: each step meets expired and fresh keys, in two scopes.
+                let expired = index % 3 != 0
+                if !expired { fresh += 1 }
+                try db.execute(
+                    sql: insert,
+                    arguments: .positional([
+                        .text(index % 2 == 0 ? "" : "token-one"), .text(String(format: "k%05d", index)),
+                        .integer(expired ? old : now),
+                    ])
+                )
+            }
+        }
+        try db.close()
+        try fixture.service.expireIdempotencyKeys()
+        #expect(try fixture.count(IdempotentWrite.table) == Int64(fresh))
+        #expect(sample("sqlited_idempotency_keys_stored", in: try fixture.metricsText()) == Double(fresh))
     }
 
     /// Checks that the background scheduler deletes expired keys with no keyed write coming, and sets the gauge.
