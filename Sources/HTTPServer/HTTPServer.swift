@@ -242,12 +242,13 @@ public final class HTTPServer: Sendable {
                 metadata: ["count": "\(toReport)"]
             )
         }
-        let response = HTTPResponse.jsonError(
-            status: .serviceUnavailable,
-            code: "UNAVAILABLE",
-            message: "server busy or shutting down, retry later"
+        let (response, body) = handler.rejectionResponse(
+            HTTPRejection(
+                status: .serviceUnavailable,
+                code: "UNAVAILABLE",
+                message: "server busy or shutting down, retry later"
+            )
         )
-        guard case .bytes(let body) = response.body else { return }
         var headers = response.headers
         headers.add(name: "Retry-After", value: "1")
         var checked = CheckedFields()

@@ -197,6 +197,13 @@ public final class SQLiteService: HTTPHandler {
         error.writeBody(to: &writer)
         return jsonResponse(status: error.status, writer.bytes, headers: error.headers)
     }
+
+    /// The contract's error body (API.md, "Errors") for a request the HTTP server refused before routing it:
+    /// malformed HTTP, a limit passed, a request head not received in time, a connection over the limit. The
+    /// server chose the status and the code; the body is the same as every other error's.
+    public func response(to rejection: HTTPRejection) -> HTTPResponse {
+        Self.errorResponse(APIError(status: rejection.status.code, code: rejection.code, message: rejection.message))
+    }
 }
 
 extension SQLiteService {

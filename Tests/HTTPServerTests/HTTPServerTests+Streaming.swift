@@ -18,7 +18,13 @@ extension HTTPServerTests {
                 body: .stream { writer in
                     if request.path == "/fail" {
                         throw HTTPResponseReplacement(
-                            HTTPResponse.jsonError(status: .badRequest, code: "SQLITE_ERROR", message: "no such table")
+                            HTTPResponse(
+                                status: .badRequest,
+                                headers: ["Content-Type": "application/json; charset=utf-8"],
+                                body: .bytes(
+                                    Array(#"{"error":{"code":"SQLITE_ERROR","message":"no such table"}}"#.utf8)
+                                )
+                            )
                         )
                     }
                     try writer.write("a,b\r\n")

@@ -15,6 +15,16 @@ struct EchoHandler: HTTPHandler {
         headers.add(name: "Content-Type", value: "application/octet-stream")
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(request.body))
     }
+
+    /// A JSON body of this test handler's own (the server leaves the body of its refusals to the handler), so the
+    /// tests see exactly what the server passed it.
+    func response(to rejection: HTTPRejection) -> HTTPResponse {
+        HTTPResponse(
+            status: rejection.status,
+            headers: ["Content-Type": "application/json; charset=utf-8"],
+            body: .bytes(Array(#"{"error":{"code":"\#(rejection.code)","message":"\#(rejection.message)"}}"#.utf8))
+        )
+    }
 }
 
 /// A one-shot gate that handler threads wait on and the test opens.

@@ -304,7 +304,7 @@ final class HTTPConnection: @unchecked Sendable {
                     "rejected request",
                     metadata: ["status": "\(rejection.status.code)", "reason": "\(rejection.message)"]
                 )
-                respondWithError(status: rejection.status, code: rejection.code, message: rejection.message)
+                respondWithError(rejection.asHTTPRejection)
             }
         }
         if peerClosedInput && !inFlight && !closed {
@@ -406,7 +406,9 @@ final class HTTPConnection: @unchecked Sendable {
             close()
         case .headDeadline, .bodyInactivity:
             logger.debug("request timeout", metadata: ["phase": "\(timerPurpose)"])
-            respondWithError(status: .requestTimeout, code: "REQUEST_TIMEOUT", message: "request not received in time")
+            respondWithError(
+                HTTPRejection(status: .requestTimeout, code: "REQUEST_TIMEOUT", message: "request not received in time")
+            )
             updateTimer()
         case .streamStall:
             break

@@ -44,14 +44,14 @@ extension HTTPConnection {
         finishResponse(keepAlive: keepAlive)
     }
 
-    /// Answers with the contract's JSON error body and closes the connection afterwards.
-    func respondWithError(status: HTTPStatus, code: String, message: String) {
+    /// Answers a request the server refused itself with the handler's response to it
+    /// (``HTTPHandler/response(to:)``) and closes the connection afterwards.
+    func respondWithError(_ rejection: HTTPRejection) {
         guard !closed && !closing else { return }
-        let response = HTTPResponse.jsonError(status: status, code: code, message: message)
-        guard case .bytes(let body) = response.body else { return }
+        let (response, body) = server.handler.rejectionResponse(rejection)
         append(
             ResponseHead.serialize(
-                status: status,
+                status: response.status,
                 headers: response.headers,
                 framing: .contentLength(body.count),
                 keepAlive: false,

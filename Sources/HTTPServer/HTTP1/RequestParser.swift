@@ -33,6 +33,11 @@ struct RequestParser {
         /// Whether the connection must be closed after the answer (always, for errors found while parsing).
         var close: Bool = true
 
+        /// The rejection as the handler sees it (``HTTPHandler/response(to:)``).
+        var asHTTPRejection: HTTPRejection {
+            HTTPRejection(status: status, code: code, message: message)
+        }
+
         static func badRequest(_ message: String) -> Rejection {
             Rejection(status: .badRequest, code: "BAD_REQUEST", message: message)
         }

@@ -112,12 +112,7 @@ extension HTTPConnection {
     }
 
     private func respondHTTP2(_ rejection: RequestParser.Rejection, streamID: Int32) {
-        let response = HTTPResponse.jsonError(
-            status: rejection.status,
-            code: rejection.code,
-            message: rejection.message
-        )
-        guard case .bytes(let body) = response.body else { return }
+        let (response, body) = server.handler.rejectionResponse(rejection.asHTTPRejection)
         deliverHTTP2(response, body: body, method: "GET", streamID: streamID)
     }
 

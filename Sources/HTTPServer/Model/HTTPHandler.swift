@@ -27,6 +27,12 @@ public protocol HTTPHandler: Sendable {
     /// ``handleOnEventLoop(_:)`` gave nil, under the same rule: it runs on the event loop, so it must return at once.
     /// The default takes nothing.
     func handleDeferred(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool
+
+    /// The response to a request the server refused itself (``HTTPRejection``: malformed HTTP, a limit, no room for
+    /// another connection), on the event loop, so it must return at once. The server keeps the rejection's status,
+    /// adds the framing fields (and `Retry-After` to a refused connection), and closes the connection after it
+    /// (HTTP/1.1) or ends the stream (HTTP/2). The default is ``HTTPRejection/plainTextResponse``.
+    func response(to rejection: HTTPRejection) -> HTTPResponse
 }
 
 extension HTTPHandler {
@@ -36,6 +42,10 @@ extension HTTPHandler {
 
     public func handleDeferred(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool {
         false
+    }
+
+    public func response(to rejection: HTTPRejection) -> HTTPResponse {
+        rejection.plainTextResponse
     }
 }
 
