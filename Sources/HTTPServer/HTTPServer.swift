@@ -251,7 +251,7 @@ public final class HTTPServer: Sendable {
         )
         var headers = response.headers
         headers.add(name: "Retry-After", value: "1")
-        var checked = CheckedFields()
+        var checked = ResponseFieldCache()
         let bytes =
             ResponseHead.serialize(
                 status: response.status,

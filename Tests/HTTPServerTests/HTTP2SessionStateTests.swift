@@ -49,12 +49,12 @@ import Testing
         #expect(set.ids == [3])
     }
 
-    private func string(_ cache: inout RecentLines<String>, _ text: String, at position: Int) -> String {
+    private func string(_ cache: inout HeadLineCache<String>, _ text: String, at position: Int) -> String {
         Array(text.utf8).withUnsafeBufferPointer { cache.string(for: $0, at: position) }
     }
 
     @Test func headerValueCache_answersTheBytesGivenWhateverWasCached() {
-        var cache = RecentLines<String>()
+        var cache = HeadLineCache<String>()
         #expect(string(&cache, "application/json", at: 0) == "application/json")
         #expect(string(&cache, "application/json", at: 0) == "application/json")
         // Same length, other bytes; shorter; longer; empty.
@@ -66,8 +66,8 @@ import Testing
         // A position past the cached ones, one past the bound, a value past the length bound.
         #expect(string(&cache, "gap", at: 5) == "gap")
         #expect(string(&cache, "b", at: 1) == "b")
-        #expect(string(&cache, "far", at: RecentLines<String>.positions) == "far")
-        let long = String(repeating: "v", count: RecentLines<String>.maxLength + 1)
+        #expect(string(&cache, "far", at: HeadLineCache<String>.positions) == "far")
+        let long = String(repeating: "v", count: HeadLineCache<String>.maxLength + 1)
         #expect(string(&cache, long, at: 2) == long)
         #expect(string(&cache, long, at: 2) == long)
         #expect(string(&cache, "b", at: 1) == "b")
@@ -133,61 +133,9 @@ import Testing
         #expect(withHost.host == "b.example")
     }
 
-    /// A connection's memo skips re-checking only what is the same: a new authority or target is checked and
-    /// decoded again (an invalid one after valid ones is still refused), a repeated one gives the same request.
-    @Test func requestMemo_checksWhatChanged() throws {
-        var memo = HTTP2RequestMemo()
-        func request(_ path: String, _ authority: String) throws(RequestParser.Rejection) -> HTTPRequest {
-            try HTTPRequest.fromHTTP2(
-                head: HTTP2RequestHead([(":method", "GET"), (":path", path), (":authority", authority)]),
-                body: [],
-                limits: HTTPLimits(),
-                remoteAddress: nil,
-                memo: &memo
-            )
-        }
-        let first = try request("/tables/a%20b/rows?x=1&y=%C3%A9", "a.example")
-        let again = try request("/tables/a%20b/rows?x=1&y=%C3%A9", "a.example")
-        for decoded in [first, again] {
-            #expect(decoded.path == "/tables/a b/rows")
-            #expect(decoded.rawPath == "/tables/a%20b/rows")
-            #expect(decoded.query.map(\.name) == ["x", "y"] && decoded.query.map(\.value) == ["1", "é"])
-        }
-        let other = try request("/query", "a.example")
-        #expect(other.path == "/query" && other.query.isEmpty)
-        #expect(throws: RequestParser.Rejection.self) { try request("/query", "bad host") }
-        #expect(throws: RequestParser.Rejection.self) { try request("/a%zz", "a.example") }
-        #expect(throws: RequestParser.Rejection.self) { try request("query", "a.example") }
-        #expect(throws: RequestParser.Rejection.self) { try request("*", "a.example") }
-        #expect(try request("/query", "b.example:8080").headers["host"] == "b.example:8080")
-        // Remembered checks compare bytes: strings Swift calls equal (U+212A KELVIN SIGN == "K") are checked again.
-        _ = try request("/K", "K.example")
-        #expect(throws: RequestParser.Rejection.self) { try request("/K", "\u{212A}.example") }
-        #expect(throws: RequestParser.Rejection.self) { try request("/\u{212A}", "K.example") }
-    }
-
-    /// `*` is allowed for OPTIONS only, whatever the connection decoded before: a remembered `*` does not let a GET
-    /// through.
-    @Test func requestMemo_asteriskFormDependsOnTheMethodEveryTime() throws {
-        var memo = HTTP2RequestMemo()
-        func request(_ method: String) throws(RequestParser.Rejection) -> HTTPRequest {
-            try HTTPRequest.fromHTTP2(
-                head: HTTP2RequestHead([(":method", method), (":path", "*"), (":authority", "a.example")]),
-                body: [],
-                limits: HTTPLimits(),
-                remoteAddress: nil,
-                memo: &memo
-            )
-        }
-        let options = try request("OPTIONS")
-        #expect(options.path == "*" && options.rawPath == "*" && options.query.isEmpty)
-        #expect(throws: RequestParser.Rejection.self) { try request("GET") }
-        #expect(try request("OPTIONS").path == "*")
-    }
-
     /// The last decoded target is given back only for the same bytes; a target that fails to decode changes nothing.
     @Test func recentTarget_decodesOnceAndOnlyTheSameBytes() throws {
-        var recent = RecentTarget()
+        var recent = TargetCache()
         #expect(recent.recent("/a%20b?q=%C3%A9") == nil)
         let decoded = try recent.decode("/a%20b?q=%C3%A9")
         #expect(decoded.rawPath == "/a%20b" && decoded.path == "/a b")
@@ -202,7 +150,7 @@ import Testing
     }
 
     @Test func checkedFields_rememberOnlyTheSameBytes() {
-        var checked = CheckedFields()
+        var checked = ResponseFieldCache()
         #expect(checked.check(name: "X-K", value: "1") == true)
         #expect(checked.check(name: "X-K", value: "1") == true)
         #expect(checked.check(name: "X-\u{212A}", value: "1") == nil)

@@ -59,11 +59,11 @@ final class HTTPConnection: @unchecked Sendable {
     /// True while the streams of one read are dispatched: responses given on the loop meanwhile leave in one send.
     var collectingHTTP2Output = false
     /// The handler's response fields found valid lately (HTTP/1.1 responses).
-    var checkedFields = CheckedFields()
+    var checkedFields = ResponseFieldCache()
     /// The events of the last read, taken from the session (their array kept for the next read).
     var http2Events: [HTTP2Session.Event] = []
     /// The authority and target the connection's last HTTP/2 requests had, already checked.
-    var http2RequestMemo = HTTP2RequestMemo()
+    var http2RequestCache = HTTP2RequestCache()
     /// HTTP/2 streams of this connection being answered on handler threads, and those waiting for their turn.
     var http2OnHandlerThreads = 0
     var http2Waiting: [(request: HTTPRequest, streamID: Int32)] = []

@@ -117,15 +117,15 @@ struct RequestParser {
     /// them): a line with the same bytes is taken from here without being parsed or validated again. Its limits
     /// still apply: the target's length is checked on the raw line before, the head's size and field count as
     /// for any line.
-    private var recentRequestLine = RecentLines<RequestLine>()
-    private var recentFields = RecentLines<(name: String, value: String)>()
+    private var recentRequestLine = HeadLineCache<RequestLine>()
+    private var recentFields = HeadLineCache<(name: String, value: String)>()
     /// The connection's last head whole, taken as parsed then when the next head has the same bytes.
-    private var recentHead = RecentHead()
+    private var recentHead = HeadBytesCache()
     /// Where the head being parsed starts in `buffer`; nil once its first bytes are gone from the buffer (then it
     /// is not remembered).
     private var headStart: Int?
     /// The last target split and decoded, and the last `Host` value found valid.
-    private var recentTarget = RecentTarget()
+    private var recentTarget = TargetCache()
     private var validHost: String?
     private var headers = HTTPHeaders()
     private var trailers = HTTPHeaders()
@@ -530,9 +530,9 @@ struct RequestParser {
     }
 
     /// Remembers the head just parsed, then goes on as its framing says.
-    private mutating func finishHead(framing: RecentHead.Framing) -> Action? {
+    private mutating func finishHead(framing: HeadBytesCache.Framing) -> Action? {
         if let headStart {
-            let parsed = RecentHead.Parsed(
+            let parsed = HeadBytesCache.Parsed(
                 method: method,
                 version: version,
                 target: target,
@@ -549,7 +549,7 @@ struct RequestParser {
         return proceed(after: framing)
     }
 
-    /// Takes the head at `start` as parsed before when its bytes are the remembered head's (see ``RecentHead``):
+    /// Takes the head at `start` as parsed before when its bytes are the remembered head's (see ``HeadBytesCache``):
     /// nil when they are not; otherwise what ``proceed(after:)`` says.
     private mutating func takeRecentHead() -> Action?? {
         let hit = buffer.withUnsafeBufferPointer {
@@ -573,7 +573,7 @@ struct RequestParser {
     }
 
     /// After a complete head: the request when it has no body, else the state that reads the body.
-    private mutating func proceed(after framing: RecentHead.Framing) -> Action? {
+    private mutating func proceed(after framing: HeadBytesCache.Framing) -> Action? {
         switch framing {
         case .none:
             return completeRequest()

@@ -27,7 +27,7 @@ enum ResponseHead {
         keepAlive: Bool,
         version: HTTPVersion,
         serverHeader: String?,
-        checked: inout CheckedFields
+        checked: inout ResponseFieldCache
     ) -> [UInt8] {
         var head: [UInt8] = []
         head.reserveCapacity(256)
@@ -56,7 +56,7 @@ enum ResponseHead {
         keepAlive: Bool,
         version: HTTPVersion,
         serverHeader: String?,
-        checked: inout CheckedFields,
+        checked: inout ResponseFieldCache,
         into head: inout [UInt8]
     ) {
         func writeHead(to output: inout some ByteOutput) {
@@ -90,7 +90,7 @@ enum ResponseHead {
         keepAlive: Bool,
         version: HTTPVersion,
         serverHeader: String?,
-        checked: inout CheckedFields,
+        checked: inout ResponseFieldCache,
         to head: inout Output
     ) {
         // Built as bytes, not by String concatenation: this runs once per response.

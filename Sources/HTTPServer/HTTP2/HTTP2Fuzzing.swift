@@ -52,7 +52,7 @@ public enum HTTP2Fuzzing {
         var events: [String] = []
         var answers: [(Int32, Int)] = []
         // Carried across the session's requests as a connection carries it.
-        var memo = HTTP2RequestMemo()
+        var cache = HTTP2RequestCache()
         var outcome = "open"
         feeding: for chunk in chunks {
             let failure = chunk.withUnsafeBytes { bytes -> HTTP2Session.ProtocolError? in
@@ -75,7 +75,7 @@ public enum HTTP2Fuzzing {
                         body: body,
                         limits: limits,
                         remoteAddress: nil,
-                        memo: &memo
+                        cache: &cache
                     )
                     events.append(
                         "request(\(streamID) \(request?.method ?? "-") \(request?.target ?? "-") body=\(body.count))"

@@ -2,7 +2,7 @@
 /// in the ``HTTPHeaders`` the request will carry (not copied again when the request is built).
 ///
 /// A class: a head passes from the stream to its event to the request, and a remembered one
-/// (``RecentHeaderBlock``) to every stream that repeats its block, each a reference, not a copy of seven fields.
+/// (``HeaderBlockCache``) to every stream that repeats its block, each a reference, not a copy of seven fields.
 /// Built on its session's event loop while the stream's header block arrives; not changed once finished.
 final class HTTP2RequestHead {
     private(set) var method: String?
@@ -13,7 +13,7 @@ final class HTTP2RequestHead {
     private(set) var host: String?
     private(set) var headers: HTTPHeaders
     /// Which header block of its session this head was built from, when the session remembered that block
-    /// (``RecentHeaderBlock``): two heads of one session with the same nonzero serial came from the same bytes, so
+    /// (``HeaderBlockCache``): two heads of one session with the same nonzero serial came from the same bytes, so
     /// what was checked and decoded from one holds for the other. Zero: not remembered.
     var serial: UInt64 = 0
 

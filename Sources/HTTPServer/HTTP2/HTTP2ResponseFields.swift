@@ -11,7 +11,7 @@ final class HTTP2ResponseFields: ByteOutput {
     /// Where each field starts in `bytes`, and its name's and value's lengths (the value follows the name).
     private var spans: [(start: Int, name: Int, value: Int)] = []
     private var nameValues: [nghttp2_nv] = []
-    private var checked = CheckedFields()
+    private var checked = ResponseFieldCache()
     /// The server's and the handler's fields of the last response that went through ``appendFields(of:server:)``,
     /// as appended (bytes, and spans from their start). `headers` is held, so its storage cannot be reused by other
     /// fields while it is remembered.

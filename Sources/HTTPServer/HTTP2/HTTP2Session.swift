@@ -80,10 +80,10 @@ final class HTTP2Session {
     /// Response bodies still being produced (``respondStreamed(streamID:status:fields:now:)``).
     var streamedBodies = StreamTable<StreamedBody>()
     /// The strings of the last request's header values, reused when the next request sends the same.
-    private var values = RecentLines<String>()
+    private var values = HeadLineCache<String>()
     /// The last request header block taken whole and within the limits; a block of the very same field buffers
     /// takes its head.
-    private var recentBlock: RecentHeaderBlock? {
+    private var recentBlock: HeaderBlockCache? {
         didSet { recentFields = recentBlock?.fields ?? [] }
     }
     /// `recentBlock`'s fields, read per field without retaining the block.
@@ -375,7 +375,7 @@ final class HTTP2Session {
         stream.head.finish()
         blockSerial += 1
         stream.head.serial = blockSerial
-        recentBlock = RecentHeaderBlock(
+        recentBlock = HeaderBlockCache(
             fields: stream.fields,
             head: stream.head,
             headerListSize: stream.headerListSize,

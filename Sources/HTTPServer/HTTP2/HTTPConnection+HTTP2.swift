@@ -83,7 +83,7 @@ extension HTTPConnection {
                         body: body,
                         limits: limits,
                         remoteAddress: remoteAddress,
-                        memo: &http2RequestMemo
+                        cache: &http2RequestCache
                     )
                     if !trailers.isEmpty { request.trailers = HTTPHeaders(trailers.map { ($0.name, $0.value) }) }
                     dispatchHTTP2(request, streamID: streamID)

@@ -11,32 +11,32 @@ extension HTTPRequest {
         limits: HTTPLimits,
         remoteAddress: String?
     ) throws(RequestParser.Rejection) -> HTTPRequest {
-        var memo = HTTP2RequestMemo()
+        var cache = HTTP2RequestCache()
         return try fromHTTP2(
             head: HTTP2RequestHead(fields),
             body: body,
             limits: limits,
             remoteAddress: remoteAddress,
-            memo: &memo
+            cache: &cache
         )
     }
 
-    /// The request of a stream whose header section the session gathered in `head`; `memo` keeps what the
+    /// The request of a stream whose header section the session gathered in `head`; `cache` keeps what the
     /// connection's previous requests had checked (the same authority and target are not checked again).
     static func fromHTTP2(
         head: HTTP2RequestHead,
         body: [UInt8],
         limits: HTTPLimits,
         remoteAddress: String?,
-        memo: inout HTTP2RequestMemo
+        cache: inout HTTP2RequestCache
     ) throws(RequestParser.Rejection) -> HTTPRequest {
-        if head.serial != 0, let known = memo.request, known.serial == head.serial {
+        if head.serial != 0, let known = cache.request, known.serial == head.serial {
             var request = known.request
             request.body = body
             return request
         }
-        var request = try newRequest(head: head, limits: limits, remoteAddress: remoteAddress, memo: &memo)
-        if head.serial != 0 { memo.request = (head.serial, request) }
+        var request = try newRequest(head: head, limits: limits, remoteAddress: remoteAddress, cache: &cache)
+        if head.serial != 0 { cache.request = (head.serial, request) }
         request.body = body
         return request
     }
@@ -46,7 +46,7 @@ extension HTTPRequest {
         head: HTTP2RequestHead,
         limits: HTTPLimits,
         remoteAddress: String?,
-        memo: inout HTTP2RequestMemo
+        cache: inout HTTP2RequestCache
     ) throws(RequestParser.Rejection) -> HTTPRequest {
         guard let method = head.method, !method.isEmpty, method.utf8.allSatisfy(ASCII.isTokenCharacter) else {
             throw .badRequest("invalid :method")
@@ -55,11 +55,11 @@ extension HTTPRequest {
             throw .badRequest("missing :path (CONNECT is not served)")
         }
         if target.utf8.count > limits.maxTargetLength { throw .uriTooLong(limit: limits.maxTargetLength) }
-        if let authority = head.authority, !(memo.validAuthority?.hasSameBytes(as: authority) ?? false) {
+        if let authority = head.authority, !(cache.validAuthority?.hasSameBytes(as: authority) ?? false) {
             guard HostSyntax.isValid(authority.utf8, allowingEmpty: false) else {
                 throw .badRequest("invalid :authority")
             }
-            memo.validAuthority = authority
+            cache.validAuthority = authority
         }
         if let host = head.host, !HostSyntax.isValid(host.utf8, allowingEmpty: true) {
             throw .badRequest("invalid host header field")
@@ -69,7 +69,7 @@ extension HTTPRequest {
             throw .badRequest("asterisk-form :path is only allowed for OPTIONS")
         }
         let decoded: DecodedTarget
-        if let recent = memo.target.recent(target) {
+        if let recent = cache.target.recent(target) {
             decoded = recent
         } else {
             guard target.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "#") }) else {
@@ -78,7 +78,7 @@ extension HTTPRequest {
             guard target == "*" || target.utf8.first == UInt8(ascii: "/") else {
                 throw .badRequest(":path must start with \"/\"")
             }
-            decoded = try memo.target.decode(target)
+            decoded = try cache.target.decode(target)
         }
         var request = HTTPRequest(method: method, target: "/", version: .http2, remoteAddress: remoteAddress)
         request.target = target

@@ -71,17 +71,20 @@ import Testing
     }
 
     /// After the commands: what sqlited is, the tour (the README's first `console` block), the features, the
-    /// headline figures with a link to the benchmarks, and the map of `docs/`, in that order.
+    /// headline figures with a link to the benchmarks, the HTTP server's folders and state machine, and the map of
+    /// `docs/`, in that order.
     @Test func readme_hasItsSectionsInOrder() throws {
         let readme = try DocsPage(name: "README.md")
         let sections = readme.headings.filter { $0.level == 2 }.map(\.text)
-        #expect(sections == ["A tour with curl", "Features", "Headline figures", "Documentation"])
+        #expect(
+            sections == ["A tour with curl", "Features", "Headline figures", "HTTPServer at a glance", "Documentation"]
+        )
         let tour = try #require(readme.headings.first { $0.text == "A tour with curl" })
         let firstConsole = try #require(readme.codeBlocks.first { $0.language == "console" })
         #expect(firstConsole.line > tour.line)
         let figures = try #require(readme.headings.first { $0.text == "Headline figures" })
-        let documentation = try #require(readme.headings.first { $0.text == "Documentation" })
-        let figureLinks = readme.links.filter { $0.line > figures.line && $0.line < documentation.line }
+        let server = try #require(readme.headings.first { $0.text == "HTTPServer at a glance" })
+        let figureLinks = readme.links.filter { $0.line > figures.line && $0.line < server.line }
         #expect(figureLinks.contains { $0.target == "docs/performance.md" })
         let intro = readme.lines[6..<tour.line - 1].joined(separator: "\n")
         #expect(intro.contains("sqlited serves one SQLite database over HTTP/JSON"))

@@ -1,7 +1,10 @@
 /// Response fields from handlers found valid lately, per connection: a handler sends the same few fields
 /// (`Content-Type: application/json`) with every response, so checking one again is a comparison of bytes instead of
 /// a pass that classifies each byte.
-struct CheckedFields {
+///
+/// Key: a response field's name and value. Bound: ``capacity`` fields. Invalidated by: nothing but age — a new
+/// field replaces the entries round robin.
+struct ResponseFieldCache {
     private var entries: [(name: String, value: String, hasUpperCase: Bool)] = []
     private var next = 0
 

@@ -8,7 +8,10 @@ import Glibc
 /// Only a byte-for-byte equal head is taken (one `memcmp`), and only under equal limits (a reload that changes
 /// them parses the next head afresh); anything else goes through the parser and its line-by-line checks, and
 /// becomes the remembered head if it parses. Heads longer than ``maxBytes`` are not kept.
-struct RecentHead {
+///
+/// Key: the head's exact bytes and the limits it was parsed under. Bound: one head of at most ``maxBytes``.
+/// Invalidated by: the next head that differs (it replaces this one once it parses).
+struct HeadBytesCache {
     /// The longest head kept.
     static let maxBytes = 4096
 

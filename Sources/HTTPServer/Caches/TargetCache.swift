@@ -41,7 +41,10 @@ final class DecodedTarget {
 /// The last target a connection decoded: clients send the same target request after request, and the header value
 /// caches hand back the same string for it, so the next request's target is compared (its storage first) instead of
 /// decoded again. Used by the HTTP/1.1 parser and the HTTP/2 session alike.
-struct RecentTarget {
+///
+/// Key: the request target string (its storage, then its bytes). Bound: one target. Invalidated by: the next
+/// different target.
+struct TargetCache {
     private var last: DecodedTarget?
 
     /// The decoded target when `target` is the last one decoded, else nil.

@@ -2,11 +2,11 @@ import Testing
 
 @testable import HTTPServer
 
-/// `CheckedFields` answers as a full check would (nil for an invalid field, else whether the name has upper-case
+/// `ResponseFieldCache` answers as a full check would (nil for an invalid field, else whether the name has upper-case
 /// letters), and remembers the last valid fields round robin.
-@Suite struct CheckedFieldsTests {
+@Suite struct ResponseFieldCacheTests {
     @Test func answersAsTheFullCheck() {
-        var checked = CheckedFields()
+        var checked = ResponseFieldCache()
         #expect(checked.check(name: "Content-Type", value: "application/json") == true)
         #expect(checked.check(name: "content-type", value: "application/json") == false)
         #expect(checked.check(name: "Content-Type", value: "application/json") == true)
@@ -17,13 +17,13 @@ import Testing
     }
 
     @Test func anInvalidFieldIsNeverRemembered() {
-        var checked = CheckedFields()
+        var checked = ResponseFieldCache()
         for _ in 0..<3 { #expect(checked.check(name: "X", value: "a\nb") == nil) }
     }
 
     @Test func moreFieldsThanItsCapacityAreCheckedAlike() {
-        var checked = CheckedFields()
-        let count = CheckedFields.capacity * 2 + 1
+        var checked = ResponseFieldCache()
+        let count = ResponseFieldCache.capacity * 2 + 1
         for round in 0..<2 {
             for index in 0..<count {
                 #expect(checked.check(name: "X-Field-\(index)", value: "\(round)") == true)

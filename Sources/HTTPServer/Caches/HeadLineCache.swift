@@ -4,7 +4,10 @@ import Glibc
 /// sends the same fields in the same order on every request of a connection (user agent, content type, host,
 /// token), so most lines are found here by one comparison of bytes instead of being parsed, validated and copied
 /// into new strings again. Bounded: the first `positions` lines, lines up to `maxLength` bytes.
-struct RecentLines<Value> {
+///
+/// Key: a line's position in the head and its exact bytes. Bound: ``positions`` positions, lines of at most
+/// ``maxLength`` bytes. Invalidated by: a different line at the same position (it replaces the entry).
+struct HeadLineCache<Value> {
     private var lines: [[UInt8]] = []
     private var values: [Value] = []
 
@@ -35,7 +38,7 @@ struct RecentLines<Value> {
     }
 }
 
-extension RecentLines where Value == String {
+extension HeadLineCache where Value == String {
     /// `value` as a string: the one remembered at `position` when its bytes are the same, else a new one
     /// (remembered). Invalid UTF-8 is repaired as `String(decoding:as:)` does.
     mutating func string(for value: UnsafeBufferPointer<UInt8>, at position: Int) -> String {

@@ -42,7 +42,7 @@ struct HeaderFieldBuffers: Equatable {
 }
 
 /// A session's last request header block that was received whole and within the limits: its fields' buffers, held,
-/// and the head built from them — the HTTP/2 counterpart of the HTTP/1.1 parser's ``RecentHead``.
+/// and the head built from them — the HTTP/2 counterpart of the HTTP/1.1 parser's ``HeadBytesCache``.
 ///
 /// A client sends the same header block on every stream. HPACK sends a repeated field as an index into its table,
 /// and for an indexed field libnghttp2 hands over the table entry's own buffers, the same ones every time: a buffer
@@ -50,7 +50,10 @@ struct HeaderFieldBuffers: Equatable {
 /// buffer is the same bytes, found with one comparison. A field sent as a literal comes in a new buffer, compared by
 /// its bytes. A block whose fields are these, in the same order and as many, has these bytes, and its head is taken
 /// whole: no field is decoded, checked or copied into a string again. Any other block is taken field by field.
-final class RecentHeaderBlock {
+///
+/// Key: the block's fields' buffers (the same buffer, or the same bytes), in order. Bound: one block, its buffers
+/// held. Invalidated by: the next whole block that differs (it replaces this one), and the session's end.
+final class HeaderBlockCache {
     /// The fields' buffers, in order, each held.
     let fields: [HeaderFieldBuffers]
     /// The head built from them, finished, with its serial.

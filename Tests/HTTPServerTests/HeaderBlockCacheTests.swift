@@ -2,10 +2,10 @@ import Testing
 
 @testable import HTTPServer
 
-/// A session takes a repeated request header block whole (``RecentHeaderBlock``), and only when it is the same
+/// A session takes a repeated request header block whole (``HeaderBlockCache``), and only when it is the same
 /// bytes: the remembered head is handed over again for the same fields, indexed or literal, and any other block —
 /// changed, shorter, longer, past a limit — is taken field by field and gives exactly its own fields.
-@Suite struct HTTP2RecentHeaderBlockTests {
+@Suite struct HeaderBlockCacheTests {
     // HPACK pieces. Indexed from the static table: `:method GET` (0x82), `:method POST` (0x83), `:scheme http`
     // (0x86), `:path /` (0x84).
     private static let post: UInt8 = 0x83
@@ -155,14 +155,14 @@ import Testing
     /// The request built from a remembered head is built once per serial: the same serial gives the same request
     /// with its own body; a head that failed its checks is checked (and refused) again.
     @Test func requestMemo_reusesTheRequestOfTheSameSerialOnly() throws {
-        var memo = HTTP2RequestMemo()
+        var cache = HTTP2RequestCache()
         func request(_ head: HTTP2RequestHead, _ body: String) throws(RequestParser.Rejection) -> HTTPRequest {
             try HTTPRequest.fromHTTP2(
                 head: head,
                 body: Array(body.utf8),
                 limits: HTTPLimits(),
                 remoteAddress: "10.0.0.1",
-                memo: &memo
+                cache: &cache
             )
         }
         let head = HTTP2RequestHead([(":method", "POST"), (":path", "/q?x=%41"), (":authority", "a"), ("k", "v")])

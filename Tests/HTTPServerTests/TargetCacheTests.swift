@@ -2,11 +2,11 @@ import Testing
 
 @testable import HTTPServer
 
-/// `RecentTarget` hands back the last decoded target for the same target string only, and decodes any other afresh,
+/// `TargetCache` hands back the last decoded target for the same target string only, and decodes any other afresh,
 /// with its errors.
-@Suite struct RecentTargetTests {
+@Suite struct TargetCacheTests {
     @Test func theSameTargetIsDecodedOnce() throws {
-        var recent = RecentTarget()
+        var recent = TargetCache()
         #expect(recent.recent("/a?x=1") == nil)
         let first = try recent.decode("/a?x=1")
         #expect(first.path == "/a" && first.query.map(\.value) == ["1"])
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func anotherTargetReplacesIt() throws {
-        var recent = RecentTarget()
+        var recent = TargetCache()
         let first = try recent.decode("/a%20b")
         #expect(first.path == "/a b" && first.rawPath == "/a%20b")
         let second = try recent.decode("/c")
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func anInvalidTargetIsRejectedAndNotRemembered() throws {
-        var recent = RecentTarget()
+        var recent = TargetCache()
         let valid = try recent.decode("/ok")
         #expect(throws: RequestParser.Rejection.self) { try recent.decode("/bad%zz") }
         #expect(recent.recent("/ok") === valid)

@@ -2,10 +2,10 @@ import Testing
 
 @testable import HTTPServer
 
-/// A keep-alive connection's repeated head is taken as parsed before (RecentHead) only when its bytes and the
+/// A keep-alive connection's repeated head is taken as parsed before (HeadBytesCache) only when its bytes and the
 /// limits are the same: every request reads exactly as a fresh parser reads it, and any difference is parsed
 /// afresh, with its errors.
-@Suite struct RecentHeadTests {
+@Suite struct HeadBytesCacheTests {
     /// Everything a parsed request carries, for comparison (HTTPRequest itself is not Equatable).
     struct Parsed: Equatable, CustomStringConvertible {
         var method, target, rawPath, path: String
