@@ -94,7 +94,9 @@ final class ClusterInteractiveTransaction: TransactionHandle, @unchecked Sendabl
                 )
             }
         } catch {
-            rollback()
+            // Nothing was committed: the transaction stays as it was (its own savepoint undid the key's work),
+            // unless the leader was lost meanwhile.
+            if !transaction.isUsable { rollback() }
             throw error
         }
         open.store(false, ordering: .releasing)

@@ -55,8 +55,8 @@ final class LocalWriteTransaction: TransactionHandle {
         until deadline: ContinuousClock.Instant,
         _ beforeCommit: (any WriteSession) throws(APIError) -> WriteAnswer
     ) throws(APIError) -> WriteAnswer {
-        defer { rollback() }
-        return try onWriter { db throws(APIError) in
+        let answer = try onWriter { db throws(APIError) in
+            // A failure here (a key reused, 422) leaves the transaction open, as it was: nothing was committed.
             let answer = try db.withRequestDeadline(deadline) { () throws(APIError) in
                 try beforeCommit(LocalWriteSession(db))
             }
@@ -67,11 +67,15 @@ final class LocalWriteTransaction: TransactionHandle {
             } catch {
                 var failure = APIError(error, db: db)
                 failure.rolledBack = true
+                if db.isInTransaction { try? db.rollback() }
+                open.store(false, ordering: .releasing)
                 throw failure
             }
             open.store(false, ordering: .releasing)
             return answer
         }
+        rollback()
+        return answer
     }
 
     func rollback() {
@@ -79,7 +83,8 @@ final class LocalWriteTransaction: TransactionHandle {
         lease.release()
     }
 
-    /// Runs `body` on the leased writer; marks the transaction closed when SQLite ended it meanwhile.
+    /// Runs `body` on the leased writer; marks the transaction closed when SQLite ended it meanwhile (the lease is
+    /// then given back by the registry, ``rollback()``).
     private func onWriter<T>(_ body: (Database) throws(APIError) -> T) throws(APIError) -> T {
         guard isOpen else { throw APIError.transactionLost }
         var outcome: Result<T, APIError>?

@@ -174,7 +174,8 @@ extension SQLiteService {
         return Self.jsonResponse(TransactionBodies.rolledBack)
     }
 
-    /// Commits `handle` (the transaction is over whatever happens), counting the outcome.
+    /// Commits `handle`, counting the outcome: over once committed or once its `COMMIT` failed; still open when
+    /// what runs before the `COMMIT` failed (a key reused: 422).
     private func commit(
         _ handle: any TransactionHandle,
         until deadline: ContinuousClock.Instant,
@@ -186,11 +187,13 @@ extension SQLiteService {
             metrics?.transactions.committed.increment()
             return answer.response
         } catch {
-            handle.rollback()
-            metrics?.transactions.rolledBack.increment()
             var error = error
-            error.transactionOpen = false
-            if error.rolledBack == nil, error.code != "UNAVAILABLE" { error.rolledBack = true }
+            error.transactionOpen = handle.isOpen
+            if !handle.isOpen {
+                handle.rollback()
+                metrics?.transactions.rolledBack.increment()
+                if error.rolledBack == nil, error.code != "UNAVAILABLE" { error.rolledBack = true }
+            }
             throw error
         }
     }

@@ -20,7 +20,8 @@ protocol TransactionHandle: AnyObject, Sendable {
     ) throws(APIError) -> T
 
     /// Commits, durably, after running `beforeCommit` inside the transaction (a keyed commit stores its answer
-    /// there, ``IdempotentWrite``); returns `beforeCommit`'s answer. On any failure the transaction is rolled back.
+    /// there, ``IdempotentWrite``); returns `beforeCommit`'s answer. When `beforeCommit` fails the transaction stays
+    /// as it was (``isOpen``); when the `COMMIT` fails it is rolled back.
     func commit(
         until deadline: ContinuousClock.Instant,
         _ beforeCommit: (any WriteSession) throws(APIError) -> WriteAnswer
