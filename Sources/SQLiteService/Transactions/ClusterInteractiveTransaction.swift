@@ -24,8 +24,11 @@ final class ClusterInteractiveTransaction: TransactionHandle, @unchecked Sendabl
     /// Opens the transaction on the leader: `BEGIN IMMEDIATE` (or `BEGIN EXCLUSIVE`, `BEGIN DEFERRED`) through the
     /// writing client, tried again while another transaction holds the write lock, until `waitLimit`; `BEGIN` and a
     /// read (which takes the snapshot) through the read-only client for `read_only`.
-    init(storage: ClusterStorage, mode: TransactionOpenRequest.Mode, waitLimit: ContinuousClock.Instant) throws(APIError)
-    {
+    init(
+        storage: ClusterStorage,
+        mode: TransactionOpenRequest.Mode,
+        waitLimit: ContinuousClock.Instant
+    ) throws(APIError) {
         self.storage = storage
         isReadOnly = mode == .readOnly
         let client = isReadOnly ? storage.reader : storage.writer

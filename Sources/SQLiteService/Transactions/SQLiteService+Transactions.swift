@@ -103,7 +103,8 @@ extension SQLiteService {
 
     /// `POST /transactions/{id}/commit` → `{"committed": true}` once durable. With an `Idempotency-Key` its answer
     /// is stored in the transaction itself, so a retry after a lost answer finds it (the ID is gone by then).
-    func commitTransactionResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
+    func commitTransactionResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse
+    {
         let token = try transactionScope(request, settings, writes: false)
         let key = try IdempotencyKey(request, tokenName: token)
         try RequestDecoder().decodeEmptyBody(request.body)
@@ -140,7 +141,8 @@ extension SQLiteService {
             handle = try transactions.checkOut(id, token: token)
         } catch  where error.status == 404 {
             // Committed already, its answer lost? The stored answer if there is one, else the 404.
-            let missing = StorageWrite(deadline: deadline, bytes: 0) { _ throws(APIError) -> HTTPResponse in throw error }
+            let missing = StorageWrite(deadline: deadline, bytes: 0) { _ throws(APIError) -> HTTPResponse in throw error
+            }
             let lookup = StorageWrite(deadline: deadline, bytes: request.body.count) { session throws(APIError) in
                 try keyed.run(missing, on: session)
             }
@@ -162,8 +164,10 @@ extension SQLiteService {
     }
 
     /// `POST /transactions/{id}/rollback` and `DELETE /transactions/{id}` → `{"rolled_back": true}`.
-    func rollbackTransactionResponse(_ request: HTTPRequest, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse
-    {
+    func rollbackTransactionResponse(
+        _ request: HTTPRequest,
+        _ settings: ServiceSettings
+    ) throws(APIError) -> HTTPResponse {
         let token = try transactionScope(request, settings, writes: false)
         try RequestDecoder().decodeEmptyBody(request.body)
         let id = request.transactionID

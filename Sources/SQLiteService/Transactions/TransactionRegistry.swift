@@ -114,11 +114,16 @@ final class TransactionRegistry: Sendable {
     ///
     /// - Throws: 404 `NO_SUCH_TRANSACTION` for an ID unknown to `token` (the message says "expired" when it expired
     ///   in the last ``expiredMemory``), 409 `TRANSACTION_BUSY` while another request uses it.
-    func checkOut(_ id: String, token: String?, now: ContinuousClock.Instant = .now) throws(APIError) -> any TransactionHandle
-    {
+    func checkOut(
+        _ id: String,
+        token: String?,
+        now: ContinuousClock.Instant = .now
+    ) throws(APIError) -> any TransactionHandle {
         let outcome: Result<any TransactionHandle, APIError> = state.withLock { state in
             guard var entry = state.open[id], entry.token == token else {
-                let expired = state.expired.contains { $0.id == id && $0.token == token && now - $0.at < Self.expiredMemory }
+                let expired = state.expired.contains {
+                    $0.id == id && $0.token == token && now - $0.at < Self.expiredMemory
+                }
                 return .failure(expired ? .transactionExpired : .noSuchTransaction)
             }
             guard !entry.isBusy else { return .failure(.transactionBusy) }

@@ -74,7 +74,12 @@ import Testing
         #expect(!registry.reserveReader(limit: 1))
         registry.cancelReader()
         #expect(registry.reserveReader(limit: 1))
-        let id = registry.register(Handle(readOnly: true), token: nil, idleTimeout: .seconds(9), maxLifetime: .seconds(9))
+        let id = registry.register(
+            Handle(readOnly: true),
+            token: nil,
+            idleTimeout: .seconds(9),
+            maxLifetime: .seconds(9)
+        )
         #expect(registry.counts.readOnly == 1)
         registry.finish(id)
         #expect(registry.counts == (0, 0))

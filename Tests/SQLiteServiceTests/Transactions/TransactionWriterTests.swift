@@ -102,7 +102,8 @@ import Testing
         fixture.send(
             "POST",
             "/batch",
-            json: #"{"statements": [{"sql": "CREATE TABLE p(id INTEGER PRIMARY KEY)"}, {"sql": "CREATE TABLE k(p INTEGER REFERENCES p(id) DEFERRABLE INITIALLY DEFERRED)"}, {"sql": "PRAGMA foreign_keys = ON"}]}"#
+            json:
+                #"{"statements": [{"sql": "CREATE TABLE p(id INTEGER PRIMARY KEY)"}, {"sql": "CREATE TABLE k(p INTEGER REFERENCES p(id) DEFERRABLE INITIALLY DEFERRED)"}, {"sql": "PRAGMA foreign_keys = ON"}]}"#
         )
         let id = try fixture.open()
         // The violation may stay open between requests (it is deferred to the COMMIT).

@@ -82,7 +82,8 @@ import Testing
         let savepoints = fixture.send(
             "POST",
             "/transactions/\(id)",
-            json: #"{"statements": [{"sql": "SAVEPOINT a"}, {"sql": "UPDATE c SET n = 99"}, {"sql": "ROLLBACK TO a"}, {"sql": "RELEASE a"}]}"#
+            json:
+                #"{"statements": [{"sql": "SAVEPOINT a"}, {"sql": "UPDATE c SET n = 99"}, {"sql": "ROLLBACK TO a"}, {"sql": "RELEASE a"}]}"#
         )
         #expect(savepoints.status.code == 200, "\(text(savepoints))")
         #expect(fixture.send("POST", "/transactions/\(id)/commit", json: "{}").status.code == 200)
@@ -112,13 +113,16 @@ import Testing
         fixture.service.setTokens(try SecurityFixture.standardStore())
         let writer = SecurityFixture.writeToken
         let id = try fixture.open(token: writer)
-        for target in ["/transactions/\(String(repeating: "0", count: 32))", "/transactions/zz", "/transactions/\(id)"] {
+        for target in ["/transactions/\(String(repeating: "0", count: 32))", "/transactions/zz", "/transactions/\(id)"]
+        {
             let token = target.hasSuffix(id) ? SecurityFixture.adminToken : writer
             let response = fixture.send("POST", target, json: #"{"sql": "SELECT 1"}"#, token: token)
             #expect(response.status.code == 404, "\(target)")
             #expect(fixture.code(response) == "NO_SUCH_TRANSACTION")
         }
-        #expect(fixture.send("POST", "/transactions/\(id)/commit", token: SecurityFixture.adminToken).status.code == 404)
+        #expect(
+            fixture.send("POST", "/transactions/\(id)/commit", token: SecurityFixture.adminToken).status.code == 404
+        )
         #expect(fixture.send("POST", "/transactions/\(id)/commit", token: writer).status.code == 200)
         let reader = SecurityFixture.readToken
         #expect(fixture.send("POST", "/transactions", token: reader).status.code == 403)

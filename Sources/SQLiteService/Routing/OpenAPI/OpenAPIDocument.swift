@@ -91,7 +91,9 @@ enum OpenAPIDocument {
         }
         if let body = route.requestBody, method == "POST" || method == "PATCH" {
             writer.key("requestBody")
-            let optional = ["EmptyObject", "CheckpointRequest", "OptimizeRequest", "TransactionOpenRequest"].contains(body)
+            let optional = ["EmptyObject", "CheckpointRequest", "OptimizeRequest", "TransactionOpenRequest"].contains(
+                body
+            )
             writer.writeRaw(
                 Array(
                     ##"{"required": \##(!optional), "content": {"application/json": {"schema": \##(APISchemas.ref(body))}}}"##
