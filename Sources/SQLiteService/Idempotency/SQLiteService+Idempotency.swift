@@ -65,7 +65,8 @@ extension SQLiteService {
         switch storage {
         case .local(let pool):
             do {
-                try pool.write { db in
+                // Not behind an interactive transaction for longer than a write would wait: the next pass comes.
+                try pool.write(waitingUntil: .now + settings.limits.writerWaitTimeout) { db in
                     try IdempotentWrite.expire(before: cutoff, metrics: metrics) { sql, arguments throws(APIError) in
                         try LocalWriteSession(db).serverStatement(sql, arguments)
                     }
