@@ -177,6 +177,8 @@ public final class DatabasePool: Sendable {
     }
 
     private func withWriterGate<T>(until deadline: ContinuousClock.Instant?, _ body: () throws -> T) throws -> T {
+        // A write from inside a write would wait for itself at the gate: `body` enters the queue and reports it.
+        if writer.isCurrentQueue { return try body() }
         guard writerGate.acquire(until: deadline) else { throw Self.writerTimeout }
         defer { writerGate.release() }
         return try body()
