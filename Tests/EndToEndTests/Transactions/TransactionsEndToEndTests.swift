@@ -18,7 +18,10 @@ import Testing
             let id = try #require(try opened.json()["id"]?.stringValue)
             let read = try client.step(id, #"{"sql": "SELECT n FROM \#(table) WHERE id = 1", "shape": "arrays"}"#)
             guard read.status == 200, let n = try read.json()["rows"]?[0]?[0]?.int64Value else { continue }
-            let write = try client.step(id, #"{"sql": "UPDATE \#(table) SET n = ? WHERE id = 1", "params": [\#(n + 1)]}"#)
+            let write = try client.step(
+                id,
+                #"{"sql": "UPDATE \#(table) SET n = ? WHERE id = 1", "params": [\#(n + 1)]}"#
+            )
             guard write.status == 200 else { continue }
             let commit = try client.end(id)
             if commit.status == 200 { return tries }

@@ -6,7 +6,12 @@ import Testing
 @Suite(.enabled(if: HTTP2Tools.curlAvailable, "curl with HTTP2 support is not installed (.ci/run installs it)"))
 struct TransactionsHTTP2Tests {
     /// One curl request; its HTTP version, status and body.
-    private func curl(_ server: ServerProcess, _ mode: String, _ path: String, json: String? = nil) throws -> (
+    private func curl(
+        _ server: ServerProcess,
+        _ mode: String,
+        _ path: String,
+        json: String? = nil
+    ) throws -> (
         version: String, status: Int, body: String
     ) {
         let curl = try #require(HTTP2Tools.curl, "curl with HTTP2 support is required")
@@ -31,7 +36,8 @@ struct TransactionsHTTP2Tests {
         let opened = try curl(server, "--http2-prior-knowledge", "/transactions", json: #"{"mode": "immediate"}"#)
         #expect(opened.version == "2")
         #expect(opened.status == 201)
-        let id = try #require(try { var parser = JSONValueParser(bytes: Array(opened.body.utf8)); return try parser.parseDocument() }()["id"]?.stringValue)
+        var parser = JSONValueParser(bytes: Array(opened.body.utf8))
+        let id = try #require(try parser.parseDocument()["id"]?.stringValue)
         let write = try curl(
             server,
             "--http2-prior-knowledge",
