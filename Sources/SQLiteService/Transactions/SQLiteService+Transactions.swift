@@ -96,7 +96,11 @@ extension SQLiteService {
             }
             error.statementIndex = index
             error.transactionOpen = handle.isOpen
-            if !handle.isOpen { error.rolledBack = true }
+            if !handle.isOpen {
+                // SQLite rolled the whole transaction back (an interrupted write), or the leader was lost.
+                error.rolledBack = true
+                settings.options.metrics?.transactions.rolledBack.increment()
+            }
             throw error
         }
     }
