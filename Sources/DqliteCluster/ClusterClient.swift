@@ -320,13 +320,58 @@ public final class ClusterClient: Sendable {
 
     /// BEGIN on a leader connection, retried within the deadline: a BEGIN that failed changed nothing.
     private func begin(deadline: ContinuousClock.Instant) throws(ClusterError) -> PooledConnection {
+        try begin("BEGIN", deadline: deadline)
+    }
+
+    /// Opens a transaction that lives across calls (an interactive transaction): `beginSQL` (`BEGIN`,
+    /// `BEGIN IMMEDIATE`, …) on one leader connection, which the transaction holds until
+    /// ``ClusterTransaction/commit()`` or ``ClusterTransaction/rollback()``. Finding the leader and the BEGIN are
+    /// retried within the call timeout, as in ``transaction(_:)``.
+    ///
+    /// - Throws: ``ClusterError`` `.unavailable` when no leader took the BEGIN, `.failure` when the leader refused
+    ///   it (`SQLITE_BUSY` while another connection holds the write lock).
+    public func openTransaction(_ beginSQL: String = "BEGIN") throws(ClusterError) -> ClusterTransaction {
+        let pooled = try begin(beginSQL, deadline: ContinuousClock.now + options.callTimeout)
+        return ClusterTransaction(pooled, client: self)
+    }
+
+    /// Ends a transaction of ``openTransaction(_:)``: COMMIT, with ``transaction(_:)``'s rules for a COMMIT that
+    /// fails or is not answered.
+    func commitOpenTransaction(_ pooled: PooledConnection) throws(ClusterError) {
+        do throws(DqliteError) {
+            _ = try timed { () throws(DqliteError) in
+                try pooled.connection.exec(sql: "COMMIT", database: pooled.database)
+            }
+        } catch {
+            switch RetryPolicy.decide(after: error, isWrite: true) {
+            case .retry:
+                pooled.connection.close()
+                forgetLeader(generation: pooled.generation)
+                throw ClusterError(.unavailable, error, sql: "COMMIT")
+            case .fail(let kind, let keepConnection):
+                if keepConnection, (try? pooled.connection.exec(sql: "ROLLBACK", database: pooled.database)) != nil {
+                    checkIn(pooled)
+                } else {
+                    pooled.connection.close()
+                }
+                if kind == .outcomeUnknown {
+                    count(\.outcomeUnknown) { $0.outcomeUnknown() }
+                }
+                throw ClusterError(kind, error, sql: "COMMIT")
+            }
+        }
+        checkIn(pooled)
+    }
+
+    /// `beginSQL` on a leader connection, retried within the deadline.
+    private func begin(_ beginSQL: String, deadline: ContinuousClock.Instant) throws(ClusterError) -> PooledConnection {
         var backoff = Backoff()
         var lastError: DqliteError?
         repeat {
             let pooled = try checkOut(deadline: deadline)
             do throws(DqliteError) {
                 _ = try timed { () throws(DqliteError) in
-                    try pooled.connection.exec(sql: "BEGIN", database: pooled.database)
+                    try pooled.connection.exec(sql: beginSQL, database: pooled.database)
                 }
                 return pooled
             } catch {
@@ -337,7 +382,7 @@ public final class ClusterClient: Sendable {
                     } else {
                         pooled.connection.close()
                     }
-                    throw ClusterError(kind, error, sql: "BEGIN")
+                    throw ClusterError(kind, error, sql: beginSQL)
                 }
                 pooled.connection.close()
                 forgetLeader(generation: pooled.generation)

@@ -25,6 +25,9 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         case reentrancy
         /// ``DatabasePool`` found no free reader within its wait time.
         case poolTimeout
+        /// ``DatabasePool`` could not have its writer by the caller's deadline: a ``WriterLease`` held it (result code
+        /// `SQLITE_BUSY`).
+        case writerTimeout
     }
 
     public var kind: Kind

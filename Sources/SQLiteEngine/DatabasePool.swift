@@ -79,6 +79,8 @@ public final class DatabasePool: Sendable {
     public let path: String
     public let poolConfiguration: PoolConfiguration
     private let writer: DatabaseQueue
+    /// Who may use the writer now: one write call, or one ``WriterLease``.
+    private let writerGate = WriterGate()
     /// One slot per reader the pool may open.
     private let slots: [ReaderSlot]
     private let isClosed = Atomic<Bool>(false)
@@ -135,9 +137,51 @@ public final class DatabasePool: Sendable {
     /// every later write. When it does, the transaction is rolled back and ``DatabaseError/Kind-swift.enum/misuse``
     /// thrown.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try writer.inDatabase { db in
-            try Self.runInAutocommit(db, body)
+        try write(waitingUntil: nil, body)
+    }
+
+    /// ``write(_:)``, waiting for the writer until `deadline` at most while a ``WriterLease`` holds it (nil: as
+    /// long as it takes).
+    ///
+    /// - Throws: ``DatabaseError/Kind-swift.enum/writerTimeout`` (`SQLITE_BUSY`) when the writer was not had by
+    ///   `deadline`; whatever `body` throws.
+    public func write<T>(waitingUntil deadline: ContinuousClock.Instant?, _ body: (Database) throws -> T) throws -> T {
+        try withWriterGate(until: deadline) {
+            try writer.inDatabase { db in
+                try Self.runInAutocommit(db, body)
+            }
         }
+    }
+
+    /// Takes the writer for a transaction that lives across calls (an interactive transaction): every other write
+    /// waits until ``WriterLease/release()``. Waits until `deadline` at most while the writer is in use.
+    ///
+    /// - Throws: ``DatabaseError/Kind-swift.enum/writerTimeout`` when the writer was not had by `deadline`.
+    public func leaseWriter(waitingUntil deadline: ContinuousClock.Instant?) throws -> WriterLease {
+        var waited = false
+        guard writerGate.acquire(until: deadline, waited: &waited) else { throw Self.writerTimeout }
+        return WriterLease(writer: writer, gate: writerGate, waited: waited)
+    }
+
+    /// How many writes (and leases) wait for the writer now.
+    public var writerWaitCount: Int {
+        writerGate.waitingCount
+    }
+
+    private static var writerTimeout: DatabaseError {
+        DatabaseError(
+            kind: .writerTimeout,
+            extendedResultCode: .SQLITE_BUSY,
+            message: "the writer is held by an interactive transaction; try again later"
+        )
+    }
+
+    private func withWriterGate<T>(until deadline: ContinuousClock.Instant?, _ body: () throws -> T) throws -> T {
+        // A write from inside a write would wait for itself at the gate: `body` enters the queue and reports it.
+        if writer.isCurrentQueue { return try body() }
+        guard writerGate.acquire(until: deadline) else { throw Self.writerTimeout }
+        defer { writerGate.release() }
+        return try body()
     }
 
     /// Runs `body`; when it throws, rolls back whatever transaction it left open, then rethrows.
@@ -167,13 +211,18 @@ public final class DatabasePool: Sendable {
         _ kind: Database.TransactionKind = .immediate,
         _ body: (Database) throws -> T
     ) throws -> T {
-        try writer.inTransaction(kind, body)
+        try withWriterGate(until: nil) {
+            try writer.inTransaction(kind, body)
+        }
     }
 
     /// ``write(_:)`` without blocking the calling task.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.inDatabase { db in
-            try Self.runInAutocommit(db, body)
+        // The wait for the gate happens off the cooperative pool.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.write(body) })
+            }
         }
     }
 
@@ -182,7 +231,11 @@ public final class DatabasePool: Sendable {
         _ kind: Database.TransactionKind = .immediate,
         _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
-        try await writer.inTransaction(kind, body)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try self.writeInTransaction(kind, body) })
+            }
+        }
     }
 
     // MARK: - Reading
@@ -207,6 +260,15 @@ public final class DatabasePool: Sendable {
         let slot = try checkOutReader()
         defer { checkIn(slot) }
         return try Self.run(on: slot.database, isolation: isolation, body)
+    }
+
+    /// Takes a reader connection for a read transaction that lives across calls (``ReaderLease``), waiting for a
+    /// free one as ``read(_:)`` does; the reader is back in the pool at ``ReaderLease/release()``.
+    ///
+    /// - Throws: as ``read(_:)``.
+    public func leaseReader() throws -> ReaderLease {
+        let slot = try checkOutReader()
+        return ReaderLease(database: slot.database) { [self] in checkIn(slot) }
     }
 
     /// Runs `body` on a reader connection if one is free now, without waiting; nil when every reader is busy and

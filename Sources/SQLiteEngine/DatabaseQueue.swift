@@ -29,6 +29,11 @@ public final class DatabaseQueue: Sendable {
         queue.setSpecific(key: queueKey.key, value: ())
     }
 
+    /// Whether the calling code runs on this queue (inside one of its closures).
+    var isCurrentQueue: Bool {
+        DispatchQueue.getSpecific(key: queueKey.key) != nil
+    }
+
     /// Runs `body` with the connection, on the queue, and waits for it.
     ///
     /// - Throws: ``DatabaseError/Kind-swift.enum/reentrancy`` when called from inside this queue; whatever

@@ -25,6 +25,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public var rolledBack: Bool?
     /// The 0-based index of the failed row of a `POST /tables/{table}/rows`.
     public var rowIndex: Int?
+    /// Whether the interactive transaction (`/transactions/{id}`) whose request failed is still open.
+    public var transactionOpen: Bool?
     /// Extra response header fields, such as `Retry-After` or `Allow`.
     public var headers: [(name: String, value: String)]
 
@@ -320,6 +322,10 @@ extension APIError {
             writer.key("rolled_back")
             writer.writeBool(rolledBack)
         }
+        if let transactionOpen {
+            writer.key("transaction_open")
+            writer.writeBool(transactionOpen)
+        }
         writer.endObject()
     }
 
@@ -348,7 +354,7 @@ extension APISchemas {
         ),
         (
             "ErrorObject",
-            ##"{"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string", "description": "Stable and machine-readable: the SQLite extended result code's name (SQLITE_…) or one of the contract's names."}, "message": {"type": "string"}, "sqlite_code": {"type": "integer"}, "statement_index": {"type": "integer"}, "rolled_back": {"type": "boolean"}, "row_index": {"type": "integer"}}}"##
+            ##"{"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string", "description": "Stable and machine-readable: the SQLite extended result code's name (SQLITE_…) or one of the contract's names."}, "message": {"type": "string"}, "sqlite_code": {"type": "integer"}, "statement_index": {"type": "integer"}, "rolled_back": {"type": "boolean"}, "row_index": {"type": "integer"}, "transaction_open": {"type": "boolean"}}}"##
         ),
     ]
 }

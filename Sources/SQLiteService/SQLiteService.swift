@@ -35,6 +35,8 @@ public final class SQLiteService: HTTPHandler {
     let idempotencyExpiry = IdempotencyExpiry()
     /// Streamed responses in progress.
     let streams = StreamCounter()
+    /// The open interactive transactions (`/transactions`).
+    let transactions = TransactionRegistry()
 
     /// Creates the service.
     ///
@@ -79,6 +81,27 @@ public final class SQLiteService: HTTPHandler {
         self.currentSettings = ReadWriteLock(
             ServiceSettings(limits: limits, options: options, tokens: nil, isAvailable: false)
         )
+        transactions.setExpiryObserver { [weak self] _ in
+            guard let self, let metrics = self.settings.options.metrics else { return }
+            metrics.transactions.expired.increment()
+            metrics.transactions.recordOpen(self.transactions.counts)
+        }
+    }
+
+    /// How many interactive transactions are open.
+    public var openTransactionCount: Int {
+        transactions.counts.open
+    }
+
+    /// Shutdown begins: the open interactive transactions still take requests (and may commit), no new one opens;
+    /// ``rollBackTransactions()`` ends them.
+    public func beginClosingTransactions() {
+        transactions.beginClosing()
+    }
+
+    /// Shutdown's end: rolls back every open interactive transaction (one whose request runs, as it ends).
+    public func rollBackTransactions() {
+        transactions.rollBackAll()
     }
 
     /// The OpenAPI 3.1 document `GET /openapi.json` serves for a server of `version`, made from the route table:

@@ -30,6 +30,17 @@ public struct ServiceLimits: Sendable, Hashable {
     public var maxBatchSize: Int = 100_000
     /// Most statements in one `/batch` or `/transaction` request.
     public var maxStatements: Int = 10_000
+    /// How long a write waits for the writer while an interactive transaction holds it (`database.busy_timeout_ms`):
+    /// then 503 `SQLITE_BUSY` with `Retry-After`; so does opening a second write transaction.
+    public var writerWaitTimeout: Duration = .seconds(5)
+    /// The longest idle time an interactive transaction may ask for (`limits.transaction_idle_timeout_ms`); a larger
+    /// `idle_timeout_ms` is lowered to it.
+    public var transactionIdleTimeout: Duration = .seconds(10)
+    /// How long an interactive transaction may stay open, however busy (`limits.transaction_max_lifetime_ms`).
+    public var transactionMaxLifetime: Duration = .seconds(60)
+    /// Most `read_only` interactive transactions open at once (`limits.max_read_transactions`; the daemon's default
+    /// is half of `database.readers`, at least 1): each holds one reader.
+    public var maxReadTransactions: Int = 2
 
     public init() {}
 }

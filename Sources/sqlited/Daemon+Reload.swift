@@ -77,6 +77,9 @@ extension Daemon {
         case "limits.stream_timeout_ms": return "\(service.streamTimeout)"
         case "limits.max_batch_size": return "\(service.maxBatchSize)"
         case "limits.max_statements": return "\(service.maxStatements)"
+        case "limits.transaction_idle_timeout_ms": return "\(service.transactionIdleTimeout)"
+        case "limits.transaction_max_lifetime_ms": return "\(service.transactionMaxLifetime)"
+        case "limits.max_read_transactions": return "\(service.maxReadTransactions)"
         default: return "changed"
         }
     }

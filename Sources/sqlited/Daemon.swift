@@ -132,8 +132,25 @@ final class Daemon: Sendable {
         notifier.notify("STOPPING=1\nSTATUS=stopping")
         logger.info("stopping", metadata: ["signal": "\(signal)", "timeout": "\(grace)"])
         watchdog?.cancel()
-        server.shutdown(gracePeriod: grace) { [stopped] in
-            stopped.signal()
+        // Open interactive transactions still take requests (and may commit) within the shutdown timeout: the
+        // server goes on serving until they end or the time is up, then they are rolled back.
+        service.beginClosingTransactions()
+        guard service.openTransactionCount > 0 else {
+            service.rollBackTransactions()
+            server.shutdown(gracePeriod: grace) { [stopped] in stopped.signal() }
+            return
+        }
+        logger.info("waiting for open transactions", metadata: ["open": "\(service.openTransactionCount)"])
+        let started = ContinuousClock.now
+        DispatchQueue.global().async { [self] in
+            while service.openTransactionCount > 0, ContinuousClock.now - started < grace {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            let left = service.openTransactionCount
+            service.rollBackTransactions()
+            if left > 0 { logger.notice("rolled back open transactions", metadata: ["count": "\(left)"]) }
+            let remaining = max(.zero, grace - (ContinuousClock.now - started))
+            server.shutdown(gracePeriod: remaining) { [stopped] in stopped.signal() }
         }
     }
 

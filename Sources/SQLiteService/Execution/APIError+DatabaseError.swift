@@ -28,6 +28,8 @@ extension APIError {
             self = .invalidRequest("sql holds no statement")
         case .poolTimeout:
             self = .unavailable("no database connection became free in time", retryAfter: 1)
+        case .writerTimeout:
+            self = .sqlite(name: "SQLITE_BUSY", code: ResultCode.SQLITE_BUSY.rawValue, message: error.message)
         case .misuse, .reentrancy:
             self = .internal()
         case .sqlite:

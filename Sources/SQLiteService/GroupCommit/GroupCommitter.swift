@@ -17,6 +17,9 @@ final class GroupTicket: @unchecked Sendable {
     /// Whether the request's work is one transaction when it runs alone in autocommit mode (a `/batch`'s is not:
     /// each of its statements commits on its own), so that a group of it alone can skip the group's transaction.
     let isOneTransaction: Bool
+    /// How long the request waits for the writer while an interactive transaction holds it (``WriterLease``):
+    /// past it the request fails with 503 `SQLITE_BUSY` without running (nil: as long as it takes).
+    let writerWaitLimit: ContinuousClock.Instant?
     /// Runs the request in its own savepoint on the writer, keeping its outcome; true when it succeeded.
     private var runBody: ((Database) -> Bool)?
     /// Replaces the request's outcome with a failure.
@@ -33,6 +36,7 @@ final class GroupTicket: @unchecked Sendable {
         bytes: Int,
         deadline: ContinuousClock.Instant?,
         isOneTransaction: Bool = false,
+        writerWaitLimit: ContinuousClock.Instant? = nil,
         run: @escaping (Database) -> Bool,
         fail: @escaping (APIError) -> Void,
         onComplete: (() -> Void)? = nil
@@ -40,6 +44,7 @@ final class GroupTicket: @unchecked Sendable {
         self.bytes = bytes
         self.deadline = deadline
         self.isOneTransaction = isOneTransaction
+        self.writerWaitLimit = writerWaitLimit
         self.runBody = run
         self.failBody = fail
         self.onComplete = onComplete
@@ -216,10 +221,16 @@ final class GroupCommitter: Sendable {
 
     /// Takes the next group once the writer is ours (so that every request that arrived while the writer was busy
     /// joins it), runs it and commits it; returns the group.
+    ///
+    /// While an interactive transaction holds the writer (``WriterLease``) the leader waits for it until the first
+    /// request's ``GroupTicket/writerWaitLimit``; if it comes first, the requests whose limit has passed (the first
+    /// among them) fail with 503 `SQLITE_BUSY` unrun and are returned as the group, and the next leader waits for
+    /// the rest.
     private func run(pool: DatabasePool, logger: Logger) -> [GroupTicket] {
         var group: [GroupTicket] = []
+        let waitLimit = queue.withLock { $0.waiting.first?.writerWaitLimit }
         do {
-            try pool.write { db in
+            try pool.write(waitingUntil: waitLimit) { db in
                 var metrics: ServiceMetrics?
                 (group, metrics) = queue.withLock { queue in
                     (Self.takeGroup(from: &queue.waiting, options: queue.latest.options), queue.latest.metrics)
@@ -252,6 +263,20 @@ final class GroupCommitter: Sendable {
                 }
                 metrics?.recordGroupCommit(requests: group.count, duration: ContinuousClock.now - started)
             }
+        } catch let error as DatabaseError where error.kind == .writerTimeout && group.isEmpty {
+            let now = ContinuousClock.now
+            group = queue.withLock { queue in
+                var expired: [GroupTicket] = []
+                let first = queue.waiting.first
+                queue.waiting.removeAll { ticket in
+                    let due = ticket === first || (ticket.writerWaitLimit.map { $0 <= now } ?? false)
+                    if due { expired.append(ticket) }
+                    return due
+                }
+                return expired
+            }
+            let failure = APIError(error, db: nil)
+            for member in group { member.fail(failure) }
         } catch {
             if group.isEmpty {
                 group = queue.withLock { queue in Self.takeGroup(from: &queue.waiting, options: queue.latest.options) }

@@ -13,11 +13,13 @@ extension SQLiteService {
         _ body: (Database) throws(APIError) -> T
     ) throws(APIError) -> T {
         var outcome: Result<T, APIError>?
+        let writerWaitLimit = ContinuousClock.now + settings.limits.writerWaitTimeout
         withoutActuallyEscaping(body) { body in
             let ticket = GroupTicket(
                 bytes: bytes,
                 deadline: deadline,
                 isOneTransaction: isOneTransaction,
+                writerWaitLimit: writerWaitLimit,
                 run: { db in
                     do throws(APIError) {
                         let value = try db.committingAlone { () throws(APIError) -> T in
@@ -59,6 +61,7 @@ extension SQLiteService {
             bytes: write.bytes,
             deadline: write.deadline,
             isOneTransaction: write.isOneTransaction,
+            writerWaitLimit: .now + settings.limits.writerWaitTimeout,
             run: { db in
                 do throws(APIError) {
                     let response = try db.committingAlone { () throws(APIError) -> HTTPResponse in

@@ -80,7 +80,8 @@ extension SQLiteService {
         switch storage {
         case .local(let pool):
             do {
-                return try pool.write { db in
+                // Not behind an interactive transaction for longer than a write would wait: the next pass comes.
+                return try pool.write(waitingUntil: .now + settings.limits.writerWaitTimeout) { db in
                     try IdempotentWrite.sweep(after: position, before: cutoff) { sql, arguments throws(APIError) in
                         try LocalWriteSession(db).serverStatement(sql, arguments)
                     }

@@ -71,7 +71,7 @@ extension SQLiteService {
         let entry = RequestLogEntry(
             method: Self.printable(request.method),
             // A Tables path carries a key (a value) and a table name: the log names the endpoint instead.
-            path: endpoint.isTables ? endpoint.label : Self.printable(request.path),
+            path: endpoint.hidesPath ? endpoint.label : Self.printable(request.path),
             status: status,
             nanoseconds: nanoseconds,
             bytes: bytes,

@@ -31,6 +31,7 @@ import Darwin
 /// | `sqlited_group_commit_duration_seconds` | histogram | | time the group's `COMMIT` took (its fsync) |
 /// | `sqlited_streams_open`, `sqlited_stream_readers_held`, `sqlited_stream_rows_total`, `sqlited_stream_stalls_total` | | | streamed responses (``StreamMetrics``) |
 /// | `sqlited_idempotency_replays_total`, `sqlited_idempotency_conflicts_total`, `sqlited_idempotency_keys_stored` | | | safe retries (``IdempotencyMetrics``) |
+/// | `sqlited_transactions_open`, `sqlited_transactions_total`, `sqlited_transaction_waits_total` | | | interactive transactions (``TransactionMetrics``) |
 /// | `sqlited_uptime_seconds` | gauge | | seconds since the service started (the console's status panel) |
 ///
 /// In cluster mode, also the series of ``ClusterMetrics`` (role, leader changes, retries, wire round trips).
@@ -63,6 +64,8 @@ public final class ServiceMetrics: Sendable {
     let streams: StreamMetrics
     /// `Idempotency-Key` replays, conflicts and stored keys.
     let idempotency: IdempotencyMetrics
+    /// Interactive transactions open, ended and waiting for the writer.
+    let transactions: TransactionMetrics
     let groupCommits: CoreMetrics.Counter
     let groupCommitRequests: CoreMetrics.Recorder
     let groupCommitDuration: CoreMetrics.Timer
@@ -110,6 +113,7 @@ public final class ServiceMetrics: Sendable {
         maintenance = MaintenanceMetrics(factory: factory)
         streams = StreamMetrics(factory: factory)
         idempotency = IdempotencyMetrics(factory: factory)
+        transactions = TransactionMetrics(factory: factory)
         groupCommits = CoreMetrics.Counter(label: "sqlited_group_commits_total", factory: factory)
         groupCommitRequests = CoreMetrics.Recorder(label: "sqlited_group_commit_requests", factory: factory)
         groupCommitDuration = CoreMetrics.Timer(label: "sqlited_group_commit_duration_seconds", factory: factory)

@@ -50,6 +50,8 @@ final class Route: Sendable {
     let requestBody: String?
     /// The name of the success response body's schema.
     let responseBody: String
+    /// The status of a success (201 for `POST /transactions`, which makes a resource).
+    let successStatus: Int
     /// Whether the route streams its result as NDJSON or CSV when `Accept` asks for it (``ResultFormat``), and
     /// answers 406 when `Accept` allows none of its formats.
     let streamsResults: Bool
@@ -71,6 +73,7 @@ final class Route: Sendable {
         availability: Availability = .everywhere,
         requestBody: String? = nil,
         responseBody: String,
+        successStatus: Int = 200,
         streamsResults: Bool = false,
         isInAPIDocument: Bool = true,
         handle: Handler? = nil,
@@ -88,6 +91,7 @@ final class Route: Sendable {
         self.availability = availability
         self.requestBody = requestBody
         self.responseBody = responseBody
+        self.successStatus = successStatus
         self.streamsResults = streamsResults
         self.isInAPIDocument = isInAPIDocument
         self.handle = handle

@@ -38,6 +38,60 @@ enum RouteTable {
             limits throws(APIError) in try service.transaction(request.body, limits: limits)
         },
         Route(
+            .transactions,
+            ["POST"],
+            role: .read,
+            requiresJSON: true,
+            requestBody: "TransactionOpenRequest",
+            responseBody: "TransactionOpened",
+            successStatus: 201,
+            handle: { service, request, settings throws(APIError) in
+                try service.openTransactionResponse(request, settings)
+            }
+        ),
+        Route(
+            .transactionsItem,
+            ["POST"],
+            role: .read,
+            requiresJSON: true,
+            requestBody: "TransactionStepRequest",
+            responseBody: "TransactionStepResult",
+            handle: { service, request, settings throws(APIError) in
+                try service.transactionStepResponse(request, settings)
+            }
+        ),
+        Route(
+            .transactionsItem,
+            ["DELETE"],
+            role: .read,
+            responseBody: "TransactionRolledBack",
+            handle: { service, request, settings throws(APIError) in
+                try service.rollbackTransactionResponse(request, settings)
+            }
+        ),
+        Route(
+            .transactionsCommit,
+            ["POST"],
+            role: .read,
+            requiresJSON: true,
+            requestBody: "EmptyObject",
+            responseBody: "TransactionCommitted",
+            handle: { service, request, settings throws(APIError) in
+                try service.commitTransactionResponse(request, settings)
+            }
+        ),
+        Route(
+            .transactionsRollback,
+            ["POST"],
+            role: .read,
+            requiresJSON: true,
+            requestBody: "EmptyObject",
+            responseBody: "TransactionRolledBack",
+            handle: { service, request, settings throws(APIError) in
+                try service.rollbackTransactionResponse(request, settings)
+            }
+        ),
+        Route(
             .health,
             ["GET"],
             role: nil,

@@ -35,6 +35,14 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
     case console
     /// `GET /ui/{asset}`: the console's style sheet and scripts.
     case consoleAsset
+    /// `POST /transactions`: opens an interactive transaction.
+    case transactions
+    /// `POST`, `DELETE /transactions/{id}`: a request of the transaction, or its rollback.
+    case transactionsItem
+    /// `POST /transactions/{id}/commit`.
+    case transactionsCommit
+    /// `POST /transactions/{id}/rollback`.
+    case transactionsRollback
     /// Any other path (a 404, or `/admin/…` and `/backup/…` paths that no operation serves).
     case other
 
@@ -83,6 +91,10 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
         case .root: "/"
         case .console: "/ui"
         case .consoleAsset: "/ui/{asset}"
+        case .transactions: "/transactions"
+        case .transactionsItem: "/transactions/{id}"
+        case .transactionsCommit: "/transactions/{id}/commit"
+        case .transactionsRollback: "/transactions/{id}/rollback"
         case .other: "other"
         }
     }
@@ -103,6 +115,17 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
         }
     }
 
+    /// Whether the path's own text stays out of the request log (a Tables name and key, a transaction's ID: the
+    /// log shows the route's template instead).
+    var hidesPath: Bool {
+        switch self {
+        case .tables, .tablesRows, .tablesRow, .tablesCount, .transactionsItem, .transactionsCommit,
+            .transactionsRollback:
+            true
+        default: false
+        }
+    }
+
     private static func classify(_ path: UnsafeBufferPointer<UInt8>) -> ServiceEndpoint {
         switch path.count {
         case 1 where matches(path, "/"): return .root
@@ -119,6 +142,7 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
         case 12 where matches(path, "/transaction"): return .transaction
         case 13 where matches(path, "/admin/vacuum"): return .adminVacuum
         case 13 where matches(path, "/openapi.json"): return .openAPI
+        case 13 where matches(path, "/transactions"): return .transactions
         case 15 where matches(path, "/admin/optimize"): return .adminOptimize
         case 17 where matches(path, "/admin/checkpoint"): return .adminCheckpoint
         default: break
@@ -127,6 +151,7 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
             return tablesEndpoint(path[8...])
         }
         if matches(path, "/ui/") { return .consoleAsset }
+        if matches(path, "/transactions/") { return transactionsEndpoint(path[14...]) }
         return matches(path, "/schema/") ? .schemaTable : .other
     }
 
@@ -135,6 +160,16 @@ enum ServiceEndpoint: Int, CaseIterable, Sendable {
         let count = literal.utf8CodeUnitCount
         guard path.count >= count, let base = path.baseAddress else { return count == 0 }
         return memcmp(base, literal.utf8Start, count) == 0
+    }
+
+    /// The endpoint of what follows `/transactions/`: `{id}`, `{id}/commit` or `{id}/rollback`.
+    private static func transactionsEndpoint(_ rest: Slice<UnsafeBufferPointer<UInt8>>) -> ServiceEndpoint {
+        let slash = UInt8(ascii: "/")
+        guard let first = rest.firstIndex(of: slash) else { return rest.isEmpty ? .other : .transactionsItem }
+        guard first > rest.startIndex else { return .other }
+        let action = rest[(first + 1)...]
+        if action.elementsEqual("commit".utf8) { return .transactionsCommit }
+        return action.elementsEqual("rollback".utf8) ? .transactionsRollback : .other
     }
 
     /// The endpoint of what follows `/tables/`: `{table}/rows`, `{table}/count` or `{table}/rows/{key}`.

@@ -4,6 +4,23 @@ import SQLiteEngine
 /// The reads on the cluster: each statement checked on this node's copy of the leader's schema (the local backend's
 /// checks and errors), then run on the leader through the read-only client.
 extension ClusterStorage: Storage {
+    func openTransaction(
+        _ mode: TransactionOpenRequest.Mode,
+        limits: ServiceLimits,
+        metrics: ServiceMetrics?
+    ) throws(APIError) -> any TransactionHandle {
+        do {
+            return try ClusterInteractiveTransaction(
+                storage: self,
+                mode: mode,
+                waitLimit: .now + limits.writerWaitTimeout
+            )
+        } catch {
+            if mode != .readOnly, BusyRetry.isBusy(error) { metrics?.transactions.waitsBusy.increment() }
+            throw error
+        }
+    }
+
     func query(
         _ request: QueryRequest,
         context: inout RequestContext,

@@ -48,10 +48,11 @@ extension LocalStorage {
         return writer.bytes
     }
 
-    /// Runs `body` on the writer in autocommit mode, with no request's transaction around it.
+    /// Runs `body` on the writer in autocommit mode, with no request's transaction around it; while an interactive
+    /// transaction holds the writer, it waits for it up to the busy timeout (then 503 `SQLITE_BUSY`).
     private func onMaintenanceWriter<T>(_ body: (Database) throws -> T) throws(APIError) -> T {
         do {
-            return try pool.write { db in
+            return try pool.write(waitingUntil: .now + pool.poolConfiguration.configuration.busyTimeout) { db in
                 do {
                     return try body(db)
                 } catch {

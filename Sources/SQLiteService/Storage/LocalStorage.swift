@@ -132,4 +132,18 @@ struct LocalStorage: Storage {
     ) throws(APIError) -> [UInt8]? {
         try tryOnReader(metrics: metrics, isolation: isolation, body)
     }
+
+    func openTransaction(
+        _ mode: TransactionOpenRequest.Mode,
+        limits: ServiceLimits,
+        metrics: ServiceMetrics?
+    ) throws(APIError) -> any TransactionHandle {
+        guard let writeMode = mode.writeMode else { return try LocalReadTransaction(pool: pool, metrics: metrics) }
+        return try LocalWriteTransaction(
+            pool: pool,
+            mode: writeMode,
+            waitLimit: .now + limits.writerWaitTimeout,
+            metrics: metrics
+        )
+    }
 }

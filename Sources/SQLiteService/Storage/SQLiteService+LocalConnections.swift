@@ -27,7 +27,7 @@ extension SQLiteService {
             )
         }
         do {
-            return try pool.write { db in
+            return try pool.write(waitingUntil: .now + settings.limits.writerWaitTimeout) { db in
                 defer {
                     if db.isInTransaction {
                         logger.warning("rolling back a transaction a request left open")

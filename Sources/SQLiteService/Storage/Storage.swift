@@ -64,6 +64,14 @@ protocol Storage: Sendable {
     /// writes go on.
     func backup(to path: String, metrics: ServiceMetrics?) throws(APIError)
 
+    /// Opens an interactive transaction (`POST /transactions`): the writer held for a write `mode` (waiting for it
+    /// until `limits.writerWaitTimeout`), one reader's snapshot for `read_only`.
+    func openTransaction(
+        _ mode: TransactionOpenRequest.Mode,
+        limits: ServiceLimits,
+        metrics: ServiceMetrics?
+    ) throws(APIError) -> any TransactionHandle
+
     /// Runs a maintenance request (`/admin/*`): its answer's body.
     func maintenance(_ request: MaintenanceRequest, metrics: ServiceMetrics?) throws(APIError) -> [UInt8]
 }

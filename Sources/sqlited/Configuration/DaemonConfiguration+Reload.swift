@@ -62,6 +62,9 @@ extension DaemonConfiguration {
         live("limits.stream_timeout_ms", \.serviceLimits.streamTimeout)
         live("limits.max_batch_size", \.serviceLimits.maxBatchSize)
         live("limits.max_statements", \.serviceLimits.maxStatements)
+        live("limits.transaction_idle_timeout_ms", \.serviceLimits.transactionIdleTimeout)
+        live("limits.transaction_max_lifetime_ms", \.serviceLimits.transactionMaxLifetime)
+        live("limits.max_read_transactions", \.serviceLimits.maxReadTransactions)
         // sqlite3_limit values are set on each connection as it opens: changing them for new readers only would
         // leave connections disagreeing, so they wait for a restart.
         restart("limits.max_sql_length", \.serviceLimits.maxSQLLength)

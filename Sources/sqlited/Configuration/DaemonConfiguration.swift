@@ -176,6 +176,26 @@ struct DaemonConfiguration: Sendable, Equatable {
             default: service.maxStatements,
             range: 1...1_000_000
         )
+        service.writerWaitTimeout = .milliseconds(busyTimeout)
+        service.transactionIdleTimeout = .milliseconds(
+            try values.int(
+                "limits.transaction_idle_timeout_ms",
+                default: Self.milliseconds(service.transactionIdleTimeout),
+                range: 1...3_600_000
+            )
+        )
+        service.transactionMaxLifetime = .milliseconds(
+            try values.int(
+                "limits.transaction_max_lifetime_ms",
+                default: Self.milliseconds(service.transactionMaxLifetime),
+                range: 1...86_400_000
+            )
+        )
+        service.maxReadTransactions = try values.int(
+            "limits.max_read_transactions",
+            default: max(1, readers / 2),
+            range: 1...64
+        )
 
         let shutdownTimeout = try values.int("shutdown.timeout_ms", default: 10_000, range: 0...3_600_000)
         let logLevel = try values.choice("log.level", default: Logger.Level.info)

@@ -14,7 +14,8 @@ import Testing
             ("/tables/t/rows/1", .tablesRow), ("/tables/a b/rows/1,x", .tablesRow), ("/tables//rows/", .tablesRow),
             ("/schema/t", .schemaTable), ("/schema/", .schemaTable), ("/schema/a/b", .schemaTable),
             ("/openapi.json", .openAPI), ("/", .root), ("/ui", .console), ("/ui/app.js", .consoleAsset),
-            ("/ui/", .consoleAsset),
+            ("/ui/", .consoleAsset), ("/transactions", .transactions), ("/transactions/ab12", .transactionsItem),
+            ("/transactions/ab12/commit", .transactionsCommit), ("/transactions/ab12/rollback", .transactionsRollback),
         ] as [(String, ServiceEndpoint)]
     )
     func knownPaths_areClassified(path: String, endpoint: ServiceEndpoint) {
@@ -25,7 +26,8 @@ import Testing
     @Test(arguments: [
         "", "/queryx", "/quer", "/Query", "/query/", "/update/1", "/healthz", "/metrics/", "/backup/x",
         "/admin/", "/admin/vacuumx", "/admin/VACUUM", "/tablesx", "/tables/", "/tables/t", "/tables/t/other",
-        "/tables/t/count/1", "/tables/t/rows/1/2", "/tables/t/cols/1", "/schemas", "/transactions",
+        "/tables/t/count/1", "/tables/t/rows/1/2", "/tables/t/cols/1", "/schemas", "/transactionsx",
+        "/transactions/", "/transactions//commit", "/transactions/a/commitx", "/transactions/a/b/commit",
         "/u", "/uix", "/UI", "//",
     ])
     func otherPaths_areOther(path: String) {

@@ -17,7 +17,8 @@ enum APISchemas {
     /// `extension APISchemas` at the end of its file), the document's own here.
     static let all: [(name: String, json: String)] = [
         parameterValues, errorBody, statementObject, requestOptions, queryRequest, updateRequest, batchRequest,
-        transactionRequest, queryResults, batchResults, transactionResults, tablesReads, tablesWrites, health, schema,
+        transactionRequest, transactions, queryResults, batchResults, transactionResults, tablesReads, tablesWrites,
+        health, schema,
         metricsText, backup, maintenance, clusterStatus, document,
     ].flatMap { $0 }
 

@@ -82,7 +82,8 @@ enum OpenAPIDocument {
             writer.key("description")
             writer.writeString("Needs a token with the `\(role.rawValue)` role when tokens are configured.")
         }
-        let isWrite = route.makeWrite != nil
+        // A keyed commit (`/transactions/{id}/commit`) is a write under its key too.
+        let isWrite = route.makeWrite != nil || route.endpoint == .transactionsCommit
         let parameters = self.parameters(route.endpoint, method: method) + (isWrite ? [idempotencyKey] : [])
         if !parameters.isEmpty {
             writer.key("parameters")
@@ -90,7 +91,9 @@ enum OpenAPIDocument {
         }
         if let body = route.requestBody, method == "POST" || method == "PATCH" {
             writer.key("requestBody")
-            let optional = ["EmptyObject", "CheckpointRequest", "OptimizeRequest"].contains(body)
+            let optional = ["EmptyObject", "CheckpointRequest", "OptimizeRequest", "TransactionOpenRequest"].contains(
+                body
+            )
             writer.writeRaw(
                 Array(
                     ##"{"required": \##(!optional), "content": {"application/json": {"schema": \##(APISchemas.ref(body))}}}"##
@@ -100,7 +103,7 @@ enum OpenAPIDocument {
         }
         writer.key("responses")
         writer.beginObject()
-        writer.key("200")
+        writer.key(String(route.successStatus))
         let mediaType = route.responseBody == "PrometheusText" ? "text/plain" : "application/json"
         // A route that streams (GET's routes serve HEAD too, but a streamed list is a GET) lists its formats.
         let streamed =
@@ -157,6 +160,8 @@ enum OpenAPIDocument {
             return [path("table"), path("key")] + rowOptions
         case (.tablesRow, _):
             return [path("table"), path("key")]
+        case (.transactionsItem, _), (.transactionsCommit, _), (.transactionsRollback, _):
+            return [path("id")]
         default:
             return []
         }

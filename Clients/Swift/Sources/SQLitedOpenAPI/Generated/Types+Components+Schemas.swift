@@ -106,6 +106,8 @@ extension Components {
             public var rolledBack: Swift.Bool?
             /// - Remark: Generated from `#/components/schemas/ErrorObject/row_index`.
             public var rowIndex: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ErrorObject/transaction_open`.
+            public var transactionOpen: Swift.Bool?
             /// Creates a new `ErrorObject`.
             ///
             /// - Parameters:
@@ -115,13 +117,15 @@ extension Components {
             ///   - statementIndex:
             ///   - rolledBack:
             ///   - rowIndex:
+            ///   - transactionOpen:
             public init(
                 code: Swift.String,
                 message: Swift.String,
                 sqliteCode: Swift.Int? = nil,
                 statementIndex: Swift.Int? = nil,
                 rolledBack: Swift.Bool? = nil,
-                rowIndex: Swift.Int? = nil
+                rowIndex: Swift.Int? = nil,
+                transactionOpen: Swift.Bool? = nil
             ) {
                 self.code = code
                 self.message = message
@@ -129,6 +133,7 @@ extension Components {
                 self.statementIndex = statementIndex
                 self.rolledBack = rolledBack
                 self.rowIndex = rowIndex
+                self.transactionOpen = transactionOpen
             }
             public enum CodingKeys: String, CodingKey {
                 case code
@@ -137,6 +142,7 @@ extension Components {
                 case statementIndex = "statement_index"
                 case rolledBack = "rolled_back"
                 case rowIndex = "row_index"
+                case transactionOpen = "transaction_open"
             }
         }
         /// - Remark: Generated from `#/components/schemas/StatementObject`.
@@ -372,6 +378,229 @@ extension Components {
             public func encode(to encoder: any Swift.Encoder) throws {
                 try self.value1.encode(to: encoder)
                 try self.value2.encode(to: encoder)
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TransactionOpenRequest`.
+        public struct TransactionOpenRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TransactionOpenRequest/mode`.
+            @frozen public enum ModePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case immediate = "immediate"
+                case exclusive = "exclusive"
+                case deferred = "deferred"
+                case readOnly = "read_only"
+            }
+            /// - Remark: Generated from `#/components/schemas/TransactionOpenRequest/mode`.
+            public var mode: Components.Schemas.TransactionOpenRequest.ModePayload?
+            /// - Remark: Generated from `#/components/schemas/TransactionOpenRequest/idle_timeout_ms`.
+            public var idleTimeoutMs: Swift.Int?
+            /// Creates a new `TransactionOpenRequest`.
+            ///
+            /// - Parameters:
+            ///   - mode:
+            ///   - idleTimeoutMs:
+            public init(
+                mode: Components.Schemas.TransactionOpenRequest.ModePayload? = nil,
+                idleTimeoutMs: Swift.Int? = nil
+            ) {
+                self.mode = mode
+                self.idleTimeoutMs = idleTimeoutMs
+            }
+            public enum CodingKeys: String, CodingKey {
+                case mode
+                case idleTimeoutMs = "idle_timeout_ms"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.mode = try container.decodeIfPresent(
+                    Components.Schemas.TransactionOpenRequest.ModePayload.self,
+                    forKey: .mode
+                )
+                self.idleTimeoutMs = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .idleTimeoutMs
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "mode",
+                    "idle_timeout_ms"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TransactionOpened`.
+        public struct TransactionOpened: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TransactionOpened/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/TransactionOpened/mode`.
+            @frozen public enum ModePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case immediate = "immediate"
+                case exclusive = "exclusive"
+                case deferred = "deferred"
+                case readOnly = "read_only"
+            }
+            /// - Remark: Generated from `#/components/schemas/TransactionOpened/mode`.
+            public var mode: Components.Schemas.TransactionOpened.ModePayload
+            /// - Remark: Generated from `#/components/schemas/TransactionOpened/idle_timeout_ms`.
+            public var idleTimeoutMs: Swift.Int
+            /// Creates a new `TransactionOpened`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - mode:
+            ///   - idleTimeoutMs:
+            public init(
+                id: Swift.String,
+                mode: Components.Schemas.TransactionOpened.ModePayload,
+                idleTimeoutMs: Swift.Int
+            ) {
+                self.id = id
+                self.mode = mode
+                self.idleTimeoutMs = idleTimeoutMs
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case mode
+                case idleTimeoutMs = "idle_timeout_ms"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TransactionStepRequest`.
+        @frozen public enum TransactionStepRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TransactionStepRequest/case1`.
+            case UpdateRequest(Components.Schemas.UpdateRequest)
+            /// - Remark: Generated from `#/components/schemas/TransactionStepRequest/case2`.
+            public struct Case2Payload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/TransactionStepRequest/case2/value1`.
+                public struct Value1Payload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/TransactionStepRequest/case2/value1/statements`.
+                    public var statements: [Components.Schemas.StatementObject]
+                    /// Creates a new `Value1Payload`.
+                    ///
+                    /// - Parameters:
+                    ///   - statements:
+                    public init(statements: [Components.Schemas.StatementObject]) {
+                        self.statements = statements
+                    }
+                    public enum CodingKeys: String, CodingKey {
+                        case statements
+                    }
+                }
+                /// - Remark: Generated from `#/components/schemas/TransactionStepRequest/case2/value1`.
+                public var value1: Components.Schemas.TransactionStepRequest.Case2Payload.Value1Payload
+                /// - Remark: Generated from `#/components/schemas/TransactionStepRequest/case2/value2`.
+                public var value2: Components.Schemas.Options
+                /// Creates a new `Case2Payload`.
+                ///
+                /// - Parameters:
+                ///   - value1:
+                ///   - value2:
+                public init(
+                    value1: Components.Schemas.TransactionStepRequest.Case2Payload.Value1Payload,
+                    value2: Components.Schemas.Options
+                ) {
+                    self.value1 = value1
+                    self.value2 = value2
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    self.value1 = try .init(from: decoder)
+                    self.value2 = try .init(from: decoder)
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try self.value1.encode(to: encoder)
+                    try self.value2.encode(to: encoder)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/TransactionStepRequest/case2`.
+            case case2(Components.Schemas.TransactionStepRequest.Case2Payload)
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self = .UpdateRequest(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self = .case2(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                switch self {
+                case let .UpdateRequest(value):
+                    try value.encode(to: encoder)
+                case let .case2(value):
+                    try value.encode(to: encoder)
+                }
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TransactionStepResult`.
+        @frozen public enum TransactionStepResult: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TransactionStepResult/case1`.
+            case Result(Components.Schemas.Result)
+            /// - Remark: Generated from `#/components/schemas/TransactionStepResult/case2`.
+            case TransactionResults(Components.Schemas.TransactionResults)
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self = .Result(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self = .TransactionResults(try .init(from: decoder))
+                    return
+                } catch {
+                    errors.append(error)
+                }
+                throw Swift.DecodingError.failedToDecodeOneOfSchema(
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                switch self {
+                case let .Result(value):
+                    try value.encode(to: encoder)
+                case let .TransactionResults(value):
+                    try value.encode(to: encoder)
+                }
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TransactionCommitted`.
+        public struct TransactionCommitted: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TransactionCommitted/committed`.
+            public var committed: Swift.Bool
+            /// Creates a new `TransactionCommitted`.
+            ///
+            /// - Parameters:
+            ///   - committed:
+            public init(committed: Swift.Bool) {
+                self.committed = committed
+            }
+            public enum CodingKeys: String, CodingKey {
+                case committed
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TransactionRolledBack`.
+        public struct TransactionRolledBack: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TransactionRolledBack/rolled_back`.
+            public var rolledBack: Swift.Bool
+            /// Creates a new `TransactionRolledBack`.
+            ///
+            /// - Parameters:
+            ///   - rolledBack:
+            public init(rolledBack: Swift.Bool) {
+                self.rolledBack = rolledBack
+            }
+            public enum CodingKeys: String, CodingKey {
+                case rolledBack = "rolled_back"
             }
         }
         /// A row: an object keyed by column name, or an array with shape/_shape arrays.

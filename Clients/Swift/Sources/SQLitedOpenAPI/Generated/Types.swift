@@ -37,6 +37,31 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /transaction`.
     /// - Remark: Generated from `#/paths//transaction/post(postTransaction)`.
     func postTransaction(_ input: Operations.PostTransaction.Input) async throws -> Operations.PostTransaction.Output
+    /// Needs a token with the `read` role when tokens are configured.
+    ///
+    /// - Remark: HTTP `POST /transactions`.
+    /// - Remark: Generated from `#/paths//transactions/post(postTransactions)`.
+    func postTransactions(_ input: Operations.PostTransactions.Input) async throws -> Operations.PostTransactions.Output
+    /// Needs a token with the `read` role when tokens are configured.
+    ///
+    /// - Remark: HTTP `POST /transactions/{id}`.
+    /// - Remark: Generated from `#/paths//transactions/{id}/post(postTransactionsId)`.
+    func postTransactionsId(_ input: Operations.PostTransactionsId.Input) async throws -> Operations.PostTransactionsId.Output
+    /// Needs a token with the `read` role when tokens are configured.
+    ///
+    /// - Remark: HTTP `DELETE /transactions/{id}`.
+    /// - Remark: Generated from `#/paths//transactions/{id}/delete(deleteTransactionsId)`.
+    func deleteTransactionsId(_ input: Operations.DeleteTransactionsId.Input) async throws -> Operations.DeleteTransactionsId.Output
+    /// Needs a token with the `read` role when tokens are configured.
+    ///
+    /// - Remark: HTTP `POST /transactions/{id}/commit`.
+    /// - Remark: Generated from `#/paths//transactions/{id}/commit/post(postTransactionsIdCommit)`.
+    func postTransactionsIdCommit(_ input: Operations.PostTransactionsIdCommit.Input) async throws -> Operations.PostTransactionsIdCommit.Output
+    /// Needs a token with the `read` role when tokens are configured.
+    ///
+    /// - Remark: HTTP `POST /transactions/{id}/rollback`.
+    /// - Remark: Generated from `#/paths//transactions/{id}/rollback/post(postTransactionsIdRollback)`.
+    func postTransactionsIdRollback(_ input: Operations.PostTransactionsIdRollback.Input) async throws -> Operations.PostTransactionsIdRollback.Output
     /// - Remark: HTTP `GET /health`.
     /// - Remark: Generated from `#/paths//health/get(getHealth)`.
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output
@@ -175,6 +200,77 @@ extension APIProtocol {
         body: Operations.PostTransaction.Input.Body
     ) async throws -> Operations.PostTransaction.Output {
         try await postTransaction(Operations.PostTransaction.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Needs a token with the `read` role when tokens are configured.
+    ///
+    /// - Remark: HTTP `POST /transactions`.
+    /// - Remark: Generated from `#/paths//transactions/post(postTransactions)`.
+    public func postTransactions(
+        headers: Operations.PostTransactions.Input.Headers = .init(),
+        body: Operations.PostTransactions.Input.Body? = nil
+    ) async throws -> Operations.PostTransactions.Output {
+        try await postTransactions(Operations.PostTransactions.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Needs a token with the `read` role when tokens are configured.
+    ///
+    /// - Remark: HTTP `POST /transactions/{id}`.
+    /// - Remark: Generated from `#/paths//transactions/{id}/post(postTransactionsId)`.
+    public func postTransactionsId(
+        path: Operations.PostTransactionsId.Input.Path,
+        headers: Operations.PostTransactionsId.Input.Headers = .init(),
+        body: Operations.PostTransactionsId.Input.Body
+    ) async throws -> Operations.PostTransactionsId.Output {
+        try await postTransactionsId(Operations.PostTransactionsId.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Needs a token with the `read` role when tokens are configured.
+    ///
+    /// - Remark: HTTP `DELETE /transactions/{id}`.
+    /// - Remark: Generated from `#/paths//transactions/{id}/delete(deleteTransactionsId)`.
+    public func deleteTransactionsId(
+        path: Operations.DeleteTransactionsId.Input.Path,
+        headers: Operations.DeleteTransactionsId.Input.Headers = .init()
+    ) async throws -> Operations.DeleteTransactionsId.Output {
+        try await deleteTransactionsId(Operations.DeleteTransactionsId.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Needs a token with the `read` role when tokens are configured.
+    ///
+    /// - Remark: HTTP `POST /transactions/{id}/commit`.
+    /// - Remark: Generated from `#/paths//transactions/{id}/commit/post(postTransactionsIdCommit)`.
+    public func postTransactionsIdCommit(
+        path: Operations.PostTransactionsIdCommit.Input.Path,
+        headers: Operations.PostTransactionsIdCommit.Input.Headers = .init(),
+        body: Operations.PostTransactionsIdCommit.Input.Body? = nil
+    ) async throws -> Operations.PostTransactionsIdCommit.Output {
+        try await postTransactionsIdCommit(Operations.PostTransactionsIdCommit.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Needs a token with the `read` role when tokens are configured.
+    ///
+    /// - Remark: HTTP `POST /transactions/{id}/rollback`.
+    /// - Remark: Generated from `#/paths//transactions/{id}/rollback/post(postTransactionsIdRollback)`.
+    public func postTransactionsIdRollback(
+        path: Operations.PostTransactionsIdRollback.Input.Path,
+        headers: Operations.PostTransactionsIdRollback.Input.Headers = .init(),
+        body: Operations.PostTransactionsIdRollback.Input.Body? = nil
+    ) async throws -> Operations.PostTransactionsIdRollback.Output {
+        try await postTransactionsIdRollback(Operations.PostTransactionsIdRollback.Input(
+            path: path,
             headers: headers,
             body: body
         ))
