@@ -6,12 +6,18 @@ public import DqliteClient
 /// Not `Sendable`: the transaction's connection is used by the thread running the transaction's body only, and
 /// the value must not outlive the body.
 public final class ClusterTransaction {
-    private let pooled: PooledConnection
+    let pooled: PooledConnection
     /// The client whose ``ClusterClient/timed(_:)`` reports the round trips.
     private let client: ClusterClient
     /// `false` once the connection broke or the leader refused a statement as a non-leader: the transaction is
     /// over on the server, uncommitted.
-    private(set) var isUsable = true
+    public private(set) var isUsable = true
+    /// `false` once SQLite rolled the transaction back on the leader with a failing statement (`ON CONFLICT
+    /// ROLLBACK`, `RAISE(ROLLBACK, …)`, a full database or an interrupt end the whole transaction): nothing of it
+    /// will be committed, and its later statements are refused here instead of running in autocommit mode.
+    public private(set) var isActive = true
+    /// Whether ``ClusterClient/commit(_:)`` or ``ClusterClient/rollback(_:)`` has taken the connection back.
+    private var isFinished = false
 
     init(_ pooled: PooledConnection, client: ClusterClient) {
         self.pooled = pooled
@@ -37,11 +43,28 @@ public final class ClusterTransaction {
         }
     }
 
+    /// Marks the transaction over for its client; false when it was already.
+    func finish() -> Bool {
+        defer { isFinished = true }
+        return !isFinished
+    }
+
+    /// SQLite's `SQLITE_ABORT_ROLLBACK`: a statement of a transaction SQLite rolled back already.
+    public static let rolledBackCode: UInt64 = 516
+
     private func run<T>(_ sql: String, _ request: () throws(DqliteError) -> T) throws(ClusterError) -> T {
-        guard isUsable else {
+        guard isUsable, !isFinished else {
             throw ClusterError(
                 kind: .unavailable,
                 message: "the transaction's connection to the leader broke",
+                sql: sql
+            )
+        }
+        guard isActive else {
+            throw ClusterError(
+                kind: .failure,
+                code: Self.rolledBackCode,
+                message: "SQLite rolled the transaction back on the leader with an earlier statement",
                 sql: sql
             )
         }
@@ -50,6 +73,7 @@ public final class ClusterTransaction {
         } catch {
             switch error.kind {
             case .failure where !error.isNotLeader:
+                checkStillOpen()
                 throw ClusterError(.failure, error, sql: sql)
             case .invalidArgument:
                 throw ClusterError(.invalidArgument, error, sql: sql)
@@ -63,6 +87,30 @@ public final class ClusterTransaction {
                 pooled.connection.close()
                 throw ClusterError(.unavailable, error, sql: sql)
             }
+        }
+    }
+
+    /// After a failed statement: whether SQLite kept the transaction open. The wire does not tell, so a `BEGIN`
+    /// is sent: inside a transaction SQLite refuses it and nothing changes; when it succeeds the failure had
+    /// rolled the transaction back, and the transaction the probe opened is rolled back at once.
+    private func checkStillOpen() {
+        do throws(DqliteError) {
+            _ = try client.timed { () throws(DqliteError) in
+                try pooled.connection.exec(sql: "BEGIN", database: pooled.database)
+            }
+        } catch {
+            if error.kind != .failure {
+                isUsable = false
+                pooled.connection.close()
+            }
+            return
+        }
+        isActive = false
+        do throws(DqliteError) {
+            _ = try pooled.connection.exec(sql: "ROLLBACK", database: pooled.database)
+        } catch {
+            isUsable = false
+            pooled.connection.close()
         }
     }
 }

@@ -25,6 +25,8 @@ public final class ClusterStorage: Sendable {
     let status: StatusProvider
     /// This node's own Raft address, reported by `GET /cluster` (also before the node belongs to a configuration).
     let nodeAddress: String
+    /// Groups the writes this node receives into one leader transaction each (``ClusterGroupWriter``).
+    let groupCommitter = GroupCommitter<ClusterGroupWriter>()
     /// The cursor codec with the cluster's shared key, once read (``cursorCodec()``).
     private let sharedCodec = Mutex<RecordCursorCodec?>(nil)
 

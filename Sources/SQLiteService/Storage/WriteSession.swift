@@ -101,13 +101,23 @@ protocol WriteSession {
 
 extension SQLiteService {
     /// Runs a write on a handler thread and answers once it is durable: on the local writer through the group
-    /// committer (``preparedWrite(_:)``), on the cluster's leader with this node's write copy of the schema held for
-    /// the request. The one place a write's storage is chosen.
+    /// committer (``preparedWrite(_:)``), on the cluster's leader through the same committer over the cluster's
+    /// writer (``ClusterStorage/runInGroup(_:options:metrics:logger:)``), or alone with this node's write copy of
+    /// the schema held for the request when group commit is off. The one place a write's storage is chosen.
     func performWrite(_ write: StorageWrite, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
         switch storage {
         case .local:
             return try run(preparedWrite(write), metrics: settings.options.metrics)
         case .cluster(let cluster):
+            let groupCommit = settings.options.groupCommit
+            if groupCommit.isEnabled {
+                return try cluster.runInGroup(
+                    write,
+                    options: groupCommit,
+                    metrics: settings.options.metrics,
+                    logger: logger
+                )
+            }
             return try cluster.writeSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
                 try write.body(
                     ClusterWriteSession(
