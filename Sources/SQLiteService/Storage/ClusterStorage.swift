@@ -53,8 +53,8 @@ public final class ClusterStorage: Sendable {
         var readOptions = options
         readOptions.queryOnly = true
         reader = ClusterClient(members: members, options: readOptions)
-        writeSchema = SchemaShadow(role: .writer, limits: limits)
         readSchema = SchemaShadow(role: .reader, limits: limits)
+        writeSchema = SchemaShadow(role: .writer, limits: limits, dependent: readSchema)
         self.status = status
         self.nodeAddress = nodeAddress
     }
