@@ -47,6 +47,9 @@ final class ClusterGroupTransaction {
     let writer: ClusterClient
     /// The leader transaction once begun; nil before, and after its end.
     private(set) var transaction: ClusterTransaction?
+    /// The savepoint of the last request that succeeded, released on the leader together with the next request's
+    /// `SAVEPOINT` (one EXEC_SQL of both), or by the `COMMIT`: a round trip less per request.
+    private var pendingRelease: String?
 
     init(schema: Database, writer: ClusterClient) {
         self.schema = schema
@@ -62,6 +65,7 @@ final class ClusterGroupTransaction {
     /// `BEGIN IMMEDIATE` on a leader connection, after ending a transaction SQLite or the connection ended.
     func begin() throws(APIError) {
         end()
+        pendingRelease = nil
         do {
             transaction = try writer.beginTransaction(immediate: true)
         } catch {
@@ -74,6 +78,8 @@ final class ClusterGroupTransaction {
     func commit() throws(APIError) {
         guard let transaction else { throw .internal("the group's transaction is not open") }
         self.transaction = nil
+        // COMMIT releases every savepoint, the last request's included.
+        pendingRelease = nil
         do {
             try writer.commit(transaction)
         } catch {
@@ -85,15 +91,16 @@ final class ClusterGroupTransaction {
 
     /// Rolls back the open transaction, if any, and gives its connection back.
     func end() {
+        pendingRelease = nil
         guard let transaction else { return }
         self.transaction = nil
         writer.rollback(transaction)
     }
 
     /// Runs one request's work: inside the group's transaction, in a savepoint of its own (reserved name,
-    /// ``SavepointNames``) on the leader and on the copy of the schema, released when `body` succeeded and rolled
-    /// back otherwise, so that only this request's changes are undone; outside one (a lone request), in autocommit
-    /// mode as a single write.
+    /// ``SavepointNames``) on the leader and on the copy of the schema, released when `body` succeeded (on the
+    /// leader with the next request's `SAVEPOINT`, or by the `COMMIT`) and rolled back otherwise, so that only this
+    /// request's changes are undone; outside one (a lone request), in autocommit mode as a single write.
     func committingAlone<T>(
         deadline: ContinuousClock.Instant,
         _ body: (any WriteSession) throws(APIError) -> T
@@ -111,7 +118,9 @@ final class ClusterGroupTransaction {
             throw APIError(error, db: schema)
         }
         do throws(APIError) {
-            _ = try target.exec("SAVEPOINT \(name)", [])
+            let release = pendingRelease.map { "RELEASE \($0); " } ?? ""
+            pendingRelease = nil
+            _ = try target.exec(release + "SAVEPOINT \(name)", [])
             let value = try body(
                 ClusterWriteSession(
                     schema: schema,
@@ -122,13 +131,12 @@ final class ClusterGroupTransaction {
                 )
             )
             guard isOpen else { throw APIError.transactionLost }
-            _ = try target.exec("RELEASE \(name)", [])
+            pendingRelease = name
             try? schema.releaseSavepoint(name)
             return value
         } catch {
             if isOpen {
-                _ = try? target.exec("ROLLBACK TO \(name)", [])
-                _ = try? target.exec("RELEASE \(name)", [])
+                _ = try? target.exec("ROLLBACK TO \(name); RELEASE \(name)", [])
             }
             try? schema.rollbackToSavepoint(name)
             try? schema.releaseSavepoint(name)
