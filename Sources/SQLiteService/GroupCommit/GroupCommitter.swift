@@ -248,6 +248,13 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
                 do throws(APIError) {
                     try writer.commit(unit)
                 } catch {
+                    if committed.count > 1, Self.isDeferredConstraintFailure(error) {
+                        // One request's fault that no savepoint's end could see (the cluster cannot check the deferred
+                        // foreign keys there): each request runs again in a transaction of its own, so only the
+                        // culprit fails, as on its own.
+                        for member in committed { Self.runInOwnTransaction(member, writer: writer, on: unit) }
+                        return
+                    }
                     for member in committed { member.fail(error) }
                     return
                 }
@@ -284,6 +291,36 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
             return
         }
         if succeeded { metrics?.recordGroupCommit(requests: 1, duration: ContinuousClock.now - started) }
+    }
+
+    /// Whether a failed `COMMIT` is a deferred constraint's (`SQLITE_CONSTRAINT`, a deferred foreign key).
+    private static func isDeferredConstraintFailure(_ error: APIError) -> Bool {
+        error.sqliteCode.map { $0 & 0xff == 19 } == true
+    }
+
+    /// Runs `member` alone in a transaction of its own and commits it (after a group's `COMMIT` failed on a
+    /// deferred constraint).
+    private static func runInOwnTransaction(_ member: GroupTicket<Writer.Unit>, writer: Writer, on unit: Writer.Unit) {
+        do throws(APIError) {
+            try writer.begin(unit)
+        } catch {
+            member.fail(error)
+            return
+        }
+        let succeeded = member.run(unit)
+        guard writer.isInTransaction(unit) else {
+            if succeeded { member.fail(.transactionLost) }
+            return
+        }
+        guard succeeded else {
+            writer.rollback(unit)
+            return
+        }
+        do throws(APIError) {
+            try writer.commit(unit)
+        } catch {
+            member.fail(error)
+        }
     }
 
     /// How many requests wait for a group now (for tests).

@@ -109,7 +109,9 @@ struct ClusterWriteSession: WriteSession {
         }
         let value: T
         do {
-            value = try writer.transaction { transaction in
+            // BEGIN IMMEDIATE: another node's transaction holding the leader's lock is met (and waited for) at the
+            // BEGIN, before any of the body's statements ran.
+            value = try writer.transaction(immediate: true) { transaction in
                 try body(
                     ClusterWriteSession(
                         schema: schema,

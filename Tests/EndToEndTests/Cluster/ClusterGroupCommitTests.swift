@@ -174,6 +174,39 @@ import Testing
         }
     }
 
+    /// Checks that a request leaving a deferred foreign key violation fails alone (409
+    /// `SQLITE_CONSTRAINT_FOREIGNKEY`, rolled back), as it does on one node, while the group's other requests are
+    /// committed: the violation shows only at the group's `COMMIT`, after which each request runs again alone.
+    @Test func deferredForeignKeyViolation_failsOnlyItsRequest() throws {
+        let cluster = try SharedCluster.get()
+        let follower = try cluster.followerIDs()[1]
+        let parent = uniqueTableName("cgcp")
+        let child = uniqueTableName("cgcc")
+        try cluster.client(follower).update("CREATE TABLE \(parent)(id INTEGER PRIMARY KEY)")
+        try cluster.client(follower).update(
+            "CREATE TABLE \(child)(id INTEGER PRIMARY KEY, p INTEGER REFERENCES \(parent)(id) "
+                + "DEFERRABLE INITIALLY DEFERRED)"
+        )
+        try cluster.client(follower).update("INSERT INTO \(parent)(id) VALUES (1)")
+        var bodies: [(path: String, body: String)] = []
+        for _ in 0..<5 {
+            bodies.append(("/update", #"{"sql": "INSERT INTO \#(child)(p) VALUES (1)"}"#))
+        }
+        bodies.append(("/update", #"{"sql": "INSERT INTO \#(child)(p) VALUES (42)"}"#))
+        let answers = try Self.whileLeaderLockIsHeld(cluster) { () throws -> ConcurrentWrites in
+            let writes = ConcurrentWrites(cluster: cluster, node: follower, requests: bodies)
+            try waitFor("the writes to be sent", timeoutSeconds: 10) { writes.started == bodies.count }
+            usleep(500_000)
+            return writes
+        }.waitForAll()
+        for index in 0..<5 {
+            #expect(answers[index].status == 200, "\(answers[index].bodyText)")
+        }
+        #expect(answers[5].status == 409, "\(answers[5].bodyText)")
+        #expect(answers[5].bodyText.contains("SQLITE_CONSTRAINT_FOREIGNKEY"), "\(answers[5].bodyText)")
+        #expect(try cluster.client(follower).scalarInt("SELECT count(*) FROM \(child)") == 5)
+    }
+
     /// Runs `body` while a raw wire client holds the leader's write lock (`BEGIN IMMEDIATE`), then releases it.
     private static func whileLeaderLockIsHeld<T>(_ cluster: SharedCluster, _ body: () throws -> T) throws -> T {
         let leader = try cluster.leaderID()
