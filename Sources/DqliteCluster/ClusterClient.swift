@@ -320,7 +320,9 @@ public final class ClusterClient: Sendable {
                     : "the connection to the leader broke during the transaction: nothing was committed"
             )
         }
-        guard transaction.finish() else { return }
+        guard transaction.finish() else {
+            throw ClusterError(kind: .invalidArgument, message: "the transaction was already committed or rolled back")
+        }
         do throws(DqliteError) {
             _ = try timed { () throws(DqliteError) in
                 try pooled.connection.exec(sql: "COMMIT", database: pooled.database)

@@ -15,6 +15,9 @@ public final class ClusterStorage: Sendable {
     /// and `/health`; the daemon asks its ``ClusterMember``.
     public typealias StatusProvider = @Sendable () throws(ClusterError) -> ClusterInfo
 
+    /// The idle leader connections each client keeps at least: the HTTP server's handler threads.
+    static let idleConnections = 64
+
     /// The name of the database every connection opens on the cluster.
     public static let defaultDatabaseName = "sqlited"
 
@@ -49,9 +52,15 @@ public final class ClusterStorage: Sendable {
         // connections refuse writes, and no caller can make a pooled writer connection read-only.
         var writeOptions = options
         writeOptions.queryOnly = false
+        // As many idle leader connections as handler threads may use at once (64): with fewer, a node under more
+        // concurrent requests closed the extra connections after each use and opened new ones (TCP, OPEN, the
+        // query_only pragma: three more round trips) for the next — measured as most of a one-round-trip read's
+        // cost at 64 connections (issue #26).
+        writeOptions.maxIdleConnections = max(options.maxIdleConnections, Self.idleConnections)
         writer = ClusterClient(members: members, options: writeOptions)
         var readOptions = options
         readOptions.queryOnly = true
+        readOptions.maxIdleConnections = max(options.maxIdleConnections, Self.idleConnections)
         reader = ClusterClient(members: members, options: readOptions)
         readSchema = SchemaShadow(role: .reader, limits: limits)
         writeSchema = SchemaShadow(role: .writer, limits: limits, dependent: readSchema)

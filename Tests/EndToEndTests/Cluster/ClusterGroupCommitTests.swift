@@ -1,5 +1,5 @@
-import DqliteClient
 import Dispatch
+import DqliteClient
 import Foundation
 import Synchronization
 import Testing
