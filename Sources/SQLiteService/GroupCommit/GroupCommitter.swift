@@ -86,8 +86,8 @@ final class GroupTicket<Unit>: @unchecked Sendable {
 /// queued so far (its own first) each in its own savepoint, `COMMIT`, and then wakes every member of the group. The
 /// requests that arrived meanwhile wait in the queue; the leader hands the lead to the first of them and returns to
 /// answer its own request. So a lone request on an idle writer commits at once on its own thread (no timer, no
-/// hand-off), the writer is free between groups for anyone else who takes it (local maintenance calls `pool.write`), and no leader
-/// answers later than the group it led.
+/// hand-off), the writer is free between groups for anyone else who takes it (local maintenance calls
+/// `pool.write`), and no leader answers later than the group it led.
 ///
 /// Deferred requests (``submitDeferred(_:writer:options:metrics:logger:)``, the event loops' writes) have no thread
 /// waiting: when one finds no leader, or is next in line when a group ends, ``leaderQueue`` leads, group after
@@ -248,7 +248,9 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
                 do throws(APIError) {
                     try writer.commit(unit)
                 } catch {
-                    if committed.count > 1, Self.isDeferredConstraintFailure(error) {
+                    if committed.count > 1, writer.checksDeferredConstraintsAtCommitOnly,
+                        Self.isDeferredConstraintFailure(error)
+                    {
                         // One request's fault that no savepoint's end could see (the cluster cannot check the deferred
                         // foreign keys there): each request runs again in a transaction of its own, so only the
                         // culprit fails, as on its own.

@@ -8,6 +8,12 @@ protocol GroupWriter: Sendable {
     /// What a request's work runs on while its group holds the writer.
     associatedtype Unit
 
+    /// Whether a request's deferred constraints (deferred foreign keys) are checked only by the group's `COMMIT`,
+    /// not at the end of the request's savepoint: a group whose `COMMIT` fails on one then runs each of its requests
+    /// again in a transaction of its own, so that only the culprit fails. (The local writer checks at each
+    /// savepoint's end, so a constraint failing at its `COMMIT` is no request's, and fails the whole group.)
+    var checksDeferredConstraintsAtCommitOnly: Bool { get }
+
     /// Takes the writer for one group and runs `body` with it; throws when the writer cannot be taken (then every
     /// request of the group fails with that error).
     func withUnit(_ body: (Unit) -> Void) throws(APIError)

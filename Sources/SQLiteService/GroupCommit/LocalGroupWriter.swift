@@ -5,6 +5,8 @@ import SQLiteEngine
 struct LocalGroupWriter: GroupWriter {
     let pool: DatabasePool
 
+    var checksDeferredConstraintsAtCommitOnly: Bool { false }
+
     func withUnit(_ body: (Database) -> Void) throws(APIError) {
         do {
             try pool.write { db in body(db) }

@@ -12,6 +12,9 @@ import SQLiteEngine
 struct ClusterGroupWriter: GroupWriter {
     let storage: ClusterStorage
 
+    /// The wire cannot ask for SQLite's count of deferred foreign key violations at a savepoint's end.
+    var checksDeferredConstraintsAtCommitOnly: Bool { true }
+
     func withUnit(_ body: (ClusterGroupTransaction) -> Void) throws(APIError) {
         try storage.writeSchema.withSchema(refreshingFrom: storage.reader) { (db) throws(APIError) in
             let unit = ClusterGroupTransaction(schema: db, writer: storage.writer)
