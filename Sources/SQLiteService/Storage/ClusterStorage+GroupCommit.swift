@@ -19,7 +19,10 @@ extension ClusterStorage {
             isOneTransaction: write.isOneTransaction,
             run: { unit in
                 do throws(APIError) {
-                    let response = try unit.committingAlone(deadline: write.deadline) {
+                    let response = try unit.committingAlone(
+                        deadline: write.deadline,
+                        isOneStatement: write.isOneStatement
+                    ) {
                         (session) throws(APIError) -> HTTPResponse in try write.body(session)
                     }
                     outcome = .success(response)

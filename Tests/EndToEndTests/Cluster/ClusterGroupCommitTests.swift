@@ -207,6 +207,43 @@ import Testing
         #expect(try cluster.client(follower).scalarInt("SELECT count(*) FROM \(child)") == 5)
     }
 
+    /// Checks that a one-statement request that fails part way (`INSERT OR FAIL` of two rows, the second taken)
+    /// leaves nothing in a group, as the local group commit's savepoint does, while plain one-statement requests
+    /// (run without a savepoint of their own) and a failing one among them keep only their own effects.
+    @Test func oneStatementRequests_failAloneAndOrFailKeepsNothing() throws {
+        let cluster = try SharedCluster.get()
+        let follower = try cluster.followerIDs()[0]
+        let table = uniqueTableName("cgc")
+        try cluster.client(follower).update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, k TEXT UNIQUE)")
+        try cluster.client(follower).update("INSERT INTO \(table)(k) VALUES ('taken'), ('pre')")
+        var bodies: [(path: String, body: String)] = []
+        for index in 0..<4 {
+            bodies.append(("/update", #"{"sql": "INSERT INTO \#(table)(k) VALUES (?)", "params": ["p\#(index)"]}"#))
+        }
+        bodies.append(("/update", #"{"sql": "INSERT OR FAIL INTO \#(table)(k) VALUES ('f1'), ('taken')"}"#))
+        bodies.append(("/update", #"{"sql": "UPDATE \#(table) SET k = 'taken' WHERE k = 'pre'"}"#))
+        for index in 4..<8 {
+            bodies.append(("/update", #"{"sql": "INSERT INTO \#(table)(k) VALUES (?)", "params": ["p\#(index)"]}"#))
+        }
+        let answers = try Self.whileLeaderLockIsHeld(cluster) { () throws -> ConcurrentWrites in
+            let writes = ConcurrentWrites(cluster: cluster, node: follower, requests: bodies)
+            try waitFor("the writes to be sent", timeoutSeconds: 10) { writes.started == bodies.count }
+            usleep(500_000)
+            return writes
+        }.waitForAll()
+        #expect(answers[4].status == 409, "\(answers[4].bodyText)")
+        #expect(answers[5].status == 409, "\(answers[5].bodyText)")
+        for index in [0, 1, 2, 3, 6, 7, 8, 9] {
+            #expect(answers[index].status == 200, "request \(index): \(answers[index].bodyText)")
+        }
+        let keys = try cluster.client(follower).ok(
+            "/query",
+            #"{"sql": "SELECT k FROM \#(table) ORDER BY k", "shape": "arrays"}"#
+        )
+        let stored = Set((keys["rows"]?.arrayValue ?? []).compactMap { $0[0]?.stringValue })
+        #expect(stored == Set((0..<8).map { "p\($0)" } + ["taken", "pre"]))
+    }
+
     /// Runs `body` while a raw wire client holds the leader's write lock (`BEGIN IMMEDIATE`), then releases it.
     private static func whileLeaderLockIsHeld<T>(_ cluster: SharedCluster, _ body: () throws -> T) throws -> T {
         let leader = try cluster.leaderID()
