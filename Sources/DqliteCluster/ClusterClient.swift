@@ -258,37 +258,79 @@ public final class ClusterClient: Sendable {
     /// `SQLITE_AUTH`: the leader's authorizer denied the statement.
     private static let sqliteAuth: UInt64 = 23
 
-    /// Runs `body` in a transaction on one leader connection: BEGIN, the body's statements, COMMIT; ROLLBACK when
-    /// the body throws. Finding the leader and BEGIN are retried within the call timeout; nothing after.
+    /// Runs `body` in a transaction on one leader connection: BEGIN (`BEGIN IMMEDIATE` when `immediate`, see
+    /// ``beginTransaction(immediate:deadline:)``), the body's statements, COMMIT; ROLLBACK when the body throws.
+    /// Finding the leader and BEGIN are retried within the call timeout; nothing after.
     ///
     /// The body must not run BEGIN, COMMIT or ROLLBACK itself. A statement that fails with `.failure` leaves the
-    /// transaction open (the body may go on, as with SQLite); a broken connection ends it without a commit.
+    /// transaction open (the body may go on, as with SQLite) unless SQLite rolled it back with the failure
+    /// (``ClusterTransaction/isActive``); a broken connection ends it without a commit.
     ///
     /// - Throws: what `body` throws (after the rollback); ``ClusterError`` `.unavailable` when no leader took
     ///   the BEGIN or the connection broke before COMMIT was sent (nothing was committed), `.outcomeUnknown` when
     ///   COMMIT was sent and no answer came, `.failure` when the leader refused the COMMIT (rolled back).
-    public func transaction<T>(_ body: (ClusterTransaction) throws -> T) throws -> T {
-        let deadline = ContinuousClock.now + options.callTimeout
-        let pooled = try begin(deadline: deadline)
-        let transaction = ClusterTransaction(pooled, client: self)
+    public func transaction<T>(immediate: Bool = false, _ body: (ClusterTransaction) throws -> T) throws -> T {
+        let transaction = try beginTransaction(immediate: immediate)
         let value: T
         do {
             value = try body(transaction)
         } catch {
-            if transaction.isUsable,
-                (try? pooled.connection.exec(sql: "ROLLBACK", database: pooled.database)) != nil
-            {
-                checkIn(pooled)
-            } else {
-                pooled.connection.close()
-            }
+            rollback(transaction)
             throw error
         }
-        guard transaction.isUsable else {
+        try commit(transaction)
+        return value
+    }
+
+    /// Opens a transaction on a leader connection and returns it; end it with ``commit(_:)`` or ``rollback(_:)``.
+    ///
+    /// `immediate` sends `BEGIN IMMEDIATE`, which takes the leader's write lock at once: while another connection
+    /// (another node's group or transaction) holds it, the BEGIN is answered `SQLITE_BUSY` having done nothing, and
+    /// is asked again after a short pause (200 µs doubling to 2 ms, ``ClusterClientObserver/busyWaited()``) until
+    /// `deadline`; the statements of the transaction then never meet the lock. Finding the leader is retried
+    /// within the call timeout.
+    ///
+    /// - Throws: ``ClusterError`` `.unavailable` when no leader took the BEGIN in time (nothing was changed),
+    ///   `.failure` when the leader refused it (`SQLITE_BUSY` still at `deadline`).
+    public func beginTransaction(
+        immediate: Bool = false,
+        deadline: ContinuousClock.Instant? = nil
+    ) throws(ClusterError) -> ClusterTransaction {
+        var limit = ContinuousClock.now + options.callTimeout
+        if let deadline { limit = min(limit, deadline) }
+        let pooled = try begin(immediate ? "BEGIN IMMEDIATE" : "BEGIN", deadline: limit)
+        return ClusterTransaction(pooled, client: self)
+    }
+
+    /// Opens a transaction that lives across calls (an interactive transaction) with `beginSQL` (`BEGIN`,
+    /// `BEGIN IMMEDIATE`, `BEGIN EXCLUSIVE`) on one leader connection, which it holds until
+    /// ``ClusterTransaction/commit()`` or ``ClusterTransaction/rollback()``; as ``beginTransaction(immediate:deadline:)``
+    /// otherwise.
+    public func openTransaction(_ beginSQL: String = "BEGIN") throws(ClusterError) -> ClusterTransaction {
+        let pooled = try begin(beginSQL, deadline: ContinuousClock.now + options.callTimeout)
+        return ClusterTransaction(pooled, client: self)
+    }
+
+    /// Commits `transaction` (COMMIT: one Raft entry for all its changes) and returns its connection to the pool.
+    ///
+    /// - Throws: ``ClusterError`` `.unavailable` when the transaction's connection broke before (nothing was
+    ///   committed) or the leader refused the COMMIT unrun; `.outcomeUnknown` when COMMIT was sent and no answer
+    ///   came; `.failure` when the leader refused the COMMIT (rolled back).
+    public func commit(_ transaction: ClusterTransaction) throws(ClusterError) {
+        let pooled = transaction.pooled
+        guard transaction.isUsable, transaction.isActive else {
+            if transaction.finish() {
+                if transaction.isUsable { checkIn(pooled) } else { pooled.connection.close() }
+            }
             throw ClusterError(
                 kind: .unavailable,
-                message: "the connection to the leader broke during the transaction: nothing was committed"
+                message: transaction.isUsable
+                    ? "SQLite rolled the transaction back on the leader: nothing was committed"
+                    : "the connection to the leader broke during the transaction: nothing was committed"
             )
+        }
+        guard transaction.finish() else {
+            throw ClusterError(kind: .invalidArgument, message: "the transaction was already committed or rolled back")
         }
         do throws(DqliteError) {
             _ = try timed { () throws(DqliteError) in
@@ -315,80 +357,64 @@ public final class ClusterClient: Sendable {
             }
         }
         checkIn(pooled)
-        return value
     }
 
-    /// BEGIN on a leader connection, retried within the deadline: a BEGIN that failed changed nothing.
-    private func begin(deadline: ContinuousClock.Instant) throws(ClusterError) -> PooledConnection {
-        try begin("BEGIN", deadline: deadline)
-    }
-
-    /// Opens a transaction that lives across calls (an interactive transaction): `beginSQL` (`BEGIN`,
-    /// `BEGIN IMMEDIATE`, …) on one leader connection, which the transaction holds until
-    /// ``ClusterTransaction/commit()`` or ``ClusterTransaction/rollback()``. Finding the leader and the BEGIN are
-    /// retried within the call timeout, as in ``transaction(_:)``.
-    ///
-    /// - Throws: ``ClusterError`` `.unavailable` when no leader took the BEGIN, `.failure` when the leader refused
-    ///   it (`SQLITE_BUSY` while another connection holds the write lock).
-    public func openTransaction(_ beginSQL: String = "BEGIN") throws(ClusterError) -> ClusterTransaction {
-        let pooled = try begin(beginSQL, deadline: ContinuousClock.now + options.callTimeout)
-        return ClusterTransaction(pooled, client: self)
-    }
-
-    /// Ends a transaction of ``openTransaction(_:)``: COMMIT, with ``transaction(_:)``'s rules for a COMMIT that
-    /// fails or is not answered.
-    func commitOpenTransaction(_ pooled: PooledConnection) throws(ClusterError) {
-        do throws(DqliteError) {
-            _ = try timed { () throws(DqliteError) in
-                try pooled.connection.exec(sql: "COMMIT", database: pooled.database)
-            }
-        } catch {
-            switch RetryPolicy.decide(after: error, isWrite: true) {
-            case .retry:
-                pooled.connection.close()
-                forgetLeader(generation: pooled.generation)
-                throw ClusterError(.unavailable, error, sql: "COMMIT")
-            case .fail(let kind, let keepConnection):
-                if keepConnection, (try? pooled.connection.exec(sql: "ROLLBACK", database: pooled.database)) != nil {
-                    checkIn(pooled)
-                } else {
-                    pooled.connection.close()
-                }
-                if kind == .outcomeUnknown {
-                    count(\.outcomeUnknown) { $0.outcomeUnknown() }
-                }
-                throw ClusterError(kind, error, sql: "COMMIT")
-            }
+    /// Rolls `transaction` back (ROLLBACK) and returns its connection to the pool; a connection that cannot roll
+    /// back is closed, which ends the transaction on the leader as well.
+    public func rollback(_ transaction: ClusterTransaction) {
+        let pooled = transaction.pooled
+        guard transaction.finish() else { return }
+        guard transaction.isUsable else {
+            pooled.connection.close()
+            return
         }
-        checkIn(pooled)
+        if !transaction.isActive
+            || (try? pooled.connection.exec(sql: "ROLLBACK", database: pooled.database)) != nil
+        {
+            checkIn(pooled)
+        } else {
+            pooled.connection.close()
+        }
     }
 
-    /// `beginSQL` on a leader connection, retried within the deadline.
-    private func begin(_ beginSQL: String, deadline: ContinuousClock.Instant) throws(ClusterError) -> PooledConnection {
+    /// `sql` (a BEGIN) on a leader connection, retried within the deadline: a BEGIN that failed changed nothing.
+    private func begin(_ sql: String, deadline: ContinuousClock.Instant) throws(ClusterError) -> PooledConnection {
         var backoff = Backoff()
+        var busyWait = BusyWait()
         var lastError: DqliteError?
-        repeat {
-            let pooled = try checkOut(deadline: deadline)
+        var pooled = try checkOut(deadline: deadline)
+        while true {
             do throws(DqliteError) {
                 _ = try timed { () throws(DqliteError) in
-                    try pooled.connection.exec(sql: beginSQL, database: pooled.database)
+                    try pooled.connection.exec(sql: sql, database: pooled.database)
                 }
                 return pooled
             } catch {
                 lastError = error
+                if error.kind == .failure, error.code & 0xff == RetryPolicy.busyCode {
+                    // Another connection holds the write lock: same connection, a short pause.
+                    count(\.busyWaits) { $0.busyWaited() }
+                    guard busyWait.wait(until: deadline) else {
+                        checkIn(pooled)
+                        throw ClusterError(.failure, error, sql: sql)
+                    }
+                    continue
+                }
                 if case .fail(let kind, let keepConnection) = RetryPolicy.decide(after: error, isWrite: false) {
                     if keepConnection {
                         checkIn(pooled)
                     } else {
                         pooled.connection.close()
                     }
-                    throw ClusterError(kind, error, sql: beginSQL)
+                    throw ClusterError(kind, error, sql: sql)
                 }
                 pooled.connection.close()
                 forgetLeader(generation: pooled.generation)
                 count(\.retries) { $0.retried() }
             }
-        } while backoff.wait(until: deadline)
+            guard backoff.wait(until: deadline) else { break }
+            pooled = try checkOut(deadline: deadline)
+        }
         throw unavailable(lastError)
     }
 
@@ -403,6 +429,7 @@ public final class ClusterClient: Sendable {
         var deadline = ContinuousClock.now + options.callTimeout
         if let callerDeadline { deadline = min(deadline, callerDeadline) }
         var backoff = Backoff()
+        var busyWait = BusyWait()
         var lastError: DqliteError?
         /// The caller's deadline has passed (a read only: a write's outcome cannot be given up on).
         func pastCallerDeadline() -> Bool {
@@ -416,7 +443,7 @@ public final class ClusterClient: Sendable {
                 sql: sql
             )
         }
-        repeat {
+        attempts: while true {
             // A read called with its time already up is not sent for nothing (a retry comes only while time is left).
             if pastCallerDeadline() { throw deadlineExceeded() }
             let pooled = try checkOut(deadline: deadline)
@@ -431,6 +458,14 @@ public final class ClusterClient: Sendable {
                     // still come on this connection, which is closed; the leader itself is not in doubt.
                     pooled.connection.close()
                     throw deadlineExceeded()
+                }
+                if error.kind == .failure, error.code & 0xff == RetryPolicy.busyCode, pooled.connection.isOpen {
+                    // The leader's write lock is another connection's for about one Raft round: ask again soon,
+                    // on the same connection (the statement did not run).
+                    checkIn(pooled)
+                    count(\.busyWaits) { $0.busyWaited() }
+                    guard busyWait.wait(until: deadline) else { break attempts }
+                    continue attempts
                 }
                 switch RetryPolicy.decide(after: error, isWrite: isWrite) {
                 case .retry(let forget):
@@ -456,7 +491,8 @@ public final class ClusterClient: Sendable {
                     throw ClusterError(kind, error, sql: sql)
                 }
             }
-        } while backoff.wait(until: deadline)
+            guard backoff.wait(until: deadline) else { break }
+        }
         var error = unavailable(lastError)
         error.sql = sql
         throw error

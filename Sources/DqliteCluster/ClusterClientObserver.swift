@@ -16,6 +16,14 @@ public protocol ClusterClientObserver: Sendable {
 
     /// The client found a leader other than the one it used before (`id`).
     func leaderChanged(to id: UInt64)
+
+    /// A write or a `BEGIN IMMEDIATE` met the leader's write lock held by another connection (`SQLITE_BUSY`) and
+    /// is tried again after a short pause (see ``ClusterClient``).
+    func busyWaited()
+}
+
+extension ClusterClientObserver {
+    public func busyWaited() {}
 }
 
 /// What a ``ClusterClient`` has counted since it was created.
@@ -29,6 +37,8 @@ public struct ClusterClientStatistics: Sendable, Hashable {
     /// Requests answered on leader connections, and their total round-trip time.
     public var roundTrips: UInt64 = 0
     public var roundTripTime: Duration = .zero
+    /// Writes and `BEGIN IMMEDIATE`s tried again because the leader's write lock was held (`SQLITE_BUSY`).
+    public var busyWaits: UInt64 = 0
 
     public init() {}
 }

@@ -1,21 +1,24 @@
 public import DqliteClient
 
-/// The statements of one ``ClusterClient/transaction(_:)``: they run on one leader connection between its BEGIN
-/// and its COMMIT, and are never retried. One of ``ClusterClient/openTransaction(_:)`` lives across calls and ends
-/// with ``commit()`` or ``rollback()``.
+/// The statements of one ``ClusterClient/transaction(immediate:_:)``: they run on one leader connection between its
+/// BEGIN and its COMMIT, and are never retried. One of ``ClusterClient/beginTransaction(immediate:deadline:)`` or
+/// ``ClusterClient/openTransaction(_:)`` lives across calls and ends with ``commit()`` or ``rollback()``.
 ///
-/// Not `Sendable`: the transaction's connection is used by the thread running the transaction's body only, and
-/// the value must not outlive the body (or, opened with ``ClusterClient/openTransaction(_:)``, by one thread at a
-/// time, as its holder orders its calls).
+/// Not `Sendable`: the transaction's connection is used by one thread at a time (the thread running the
+/// transaction's body, or, for one that lives across calls, as its holder orders its calls).
 public final class ClusterTransaction {
-    private let pooled: PooledConnection
+    let pooled: PooledConnection
     /// The client whose ``ClusterClient/timed(_:)`` reports the round trips.
     private let client: ClusterClient
     /// `false` once the connection broke or the leader refused a statement as a non-leader: the transaction is
     /// over on the server, uncommitted.
     public private(set) var isUsable = true
-    /// Whether ``commit()`` or ``rollback()`` ended it.
-    private var isEnded = false
+    /// `false` once SQLite rolled the transaction back on the leader with a failing statement (`ON CONFLICT
+    /// ROLLBACK`, `RAISE(ROLLBACK, …)`, a full database or an interrupt end the whole transaction): nothing of it
+    /// will be committed, and its later statements are refused here instead of running in autocommit mode.
+    public private(set) var isActive = true
+    /// Whether ``ClusterClient/commit(_:)`` or ``ClusterClient/rollback(_:)`` has taken the connection back.
+    private var isFinished = false
 
     init(_ pooled: PooledConnection, client: ClusterClient) {
         self.pooled = pooled
@@ -41,43 +44,39 @@ public final class ClusterTransaction {
         }
     }
 
-    /// Commits a transaction of ``ClusterClient/openTransaction(_:)`` and gives its connection back.
-    ///
-    /// - Throws: ``ClusterError`` `.unavailable` when the connection broke before COMMIT was sent (nothing was
-    ///   committed), `.outcomeUnknown` when COMMIT was sent and no answer came, `.failure` when the leader refused
-    ///   it (rolled back).
+    /// Commits the transaction and gives its connection back (``ClusterClient/commit(_:)``).
     public func commit() throws(ClusterError) {
-        guard !isEnded else {
-            throw ClusterError(kind: .invalidArgument, message: "the transaction has ended")
-        }
-        isEnded = true
-        guard isUsable else {
-            pooled.connection.close()
-            throw ClusterError(
-                kind: .unavailable,
-                message: "the connection to the leader broke during the transaction: nothing was committed"
-            )
-        }
-        try client.commitOpenTransaction(pooled)
+        try client.commit(self)
     }
 
-    /// Rolls back a transaction of ``ClusterClient/openTransaction(_:)`` and gives its connection back (closes it
-    /// when the ROLLBACK fails); later calls do nothing.
+    /// Rolls the transaction back and gives its connection back (``ClusterClient/rollback(_:)``); later calls do
+    /// nothing.
     public func rollback() {
-        guard !isEnded else { return }
-        isEnded = true
-        if isUsable, (try? pooled.connection.exec(sql: "ROLLBACK", database: pooled.database)) != nil {
-            client.checkIn(pooled)
-        } else {
-            pooled.connection.close()
-        }
+        client.rollback(self)
     }
+
+    /// Marks the transaction over for its client; false when it was already.
+    func finish() -> Bool {
+        defer { isFinished = true }
+        return !isFinished
+    }
+
+    /// SQLite's `SQLITE_ABORT_ROLLBACK`: a statement of a transaction SQLite rolled back already.
+    public static let rolledBackCode: UInt64 = 516
 
     private func run<T>(_ sql: String, _ request: () throws(DqliteError) -> T) throws(ClusterError) -> T {
-        guard isUsable, !isEnded else {
+        guard isUsable, !isFinished else {
             throw ClusterError(
                 kind: .unavailable,
                 message: "the transaction's connection to the leader broke",
+                sql: sql
+            )
+        }
+        guard isActive else {
+            throw ClusterError(
+                kind: .failure,
+                code: Self.rolledBackCode,
+                message: "SQLite rolled the transaction back on the leader with an earlier statement",
                 sql: sql
             )
         }
@@ -86,6 +85,7 @@ public final class ClusterTransaction {
         } catch {
             switch error.kind {
             case .failure where !error.isNotLeader:
+                checkStillOpen()
                 throw ClusterError(.failure, error, sql: sql)
             case .invalidArgument:
                 throw ClusterError(.invalidArgument, error, sql: sql)
@@ -99,6 +99,30 @@ public final class ClusterTransaction {
                 pooled.connection.close()
                 throw ClusterError(.unavailable, error, sql: sql)
             }
+        }
+    }
+
+    /// After a failed statement: whether SQLite kept the transaction open. The wire does not tell, so a `BEGIN`
+    /// is sent: inside a transaction SQLite refuses it and nothing changes; when it succeeds the failure had
+    /// rolled the transaction back, and the transaction the probe opened is rolled back at once.
+    private func checkStillOpen() {
+        do throws(DqliteError) {
+            _ = try client.timed { () throws(DqliteError) in
+                try pooled.connection.exec(sql: "BEGIN", database: pooled.database)
+            }
+        } catch {
+            if error.kind != .failure {
+                isUsable = false
+                pooled.connection.close()
+            }
+            return
+        }
+        isActive = false
+        do throws(DqliteError) {
+            _ = try pooled.connection.exec(sql: "ROLLBACK", database: pooled.database)
+        } catch {
+            isUsable = false
+            pooled.connection.close()
         }
     }
 }

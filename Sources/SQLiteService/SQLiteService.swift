@@ -28,7 +28,7 @@ public final class SQLiteService: HTTPHandler {
     /// `GET /openapi.json`'s body, made once from the route table (``OpenAPIDocument``).
     let openAPIDocument: [UInt8]
     /// Groups concurrent write requests into one transaction (see ``GroupCommitOptions``).
-    let groupCommitter = GroupCommitter()
+    let groupCommitter = GroupCommitter<LocalGroupWriter>()
     /// The keyed writes running on this node (``IdempotencyRegistry``).
     let idempotencyRunning = IdempotencyRegistry()
     /// When expired idempotency keys are deleted next.

@@ -19,11 +19,9 @@ enum ServiceWiring {
         options.consoleEnabled = configuration.consoleEnabled
         options.idempotencyRetention = configuration.idempotencyRetention
         options.metrics = configuration.metricsEnabled ? ServiceMetrics(databasePath: configuration.databasePath) : nil
-        // Group commit is a local writer's: on the cluster each Raft round is its own group.
-        switch storage {
-        case .local: options.groupCommit = configuration.groupCommit
-        case .cluster(let cluster): options.metrics?.observeCluster(cluster)
-        }
+        // Group commit on both storages: one fsync per group locally, one Raft entry per group on the cluster.
+        options.groupCommit = configuration.groupCommit
+        if case .cluster(let cluster) = storage { options.metrics?.observeCluster(cluster) }
         let service = SQLiteService(
             storage: storage,
             limits: configuration.serviceLimits,

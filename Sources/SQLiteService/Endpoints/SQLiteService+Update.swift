@@ -11,12 +11,15 @@ extension SQLiteService {
             allowsSavepoints: false,
             requiresReadOnly: false
         )
-        return StorageWrite(deadline: context.deadline, bytes: body.count) { session throws(APIError) in
+        var write = StorageWrite(deadline: context.deadline, bytes: body.count) { session throws(APIError) in
             // A copy per run: the body may run again (see StorageWrite).
             var context = context
             var writer = JSONWriter()
             try session.run(request.statement, context: &context, into: &writer)
             return Self.jsonResponse(writer.bytes)
         }
+        // `OR FAIL` keeps what a failing statement did before it failed: such a statement needs its savepoint.
+        write.isOneStatement = !request.statement.sql.lowercased().contains("fail")
+        return write
     }
 }

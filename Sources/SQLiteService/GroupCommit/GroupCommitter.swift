@@ -1,6 +1,5 @@
 import Dispatch
 import Logging
-import SQLiteEngine
 import Synchronization
 
 /// One write request waiting for, or taking part in, a group.
@@ -9,7 +8,7 @@ import Synchronization
 /// a deferred request (``onComplete``), while no thread waits for it at all: the request's state is never touched by
 /// two threads at once, and the semaphore (or the leader calling ``onComplete`` itself) orders the leader's writes
 /// before the request reads its outcome.
-final class GroupTicket: @unchecked Sendable {
+final class GroupTicket<Unit>: @unchecked Sendable {
     /// The size of the request's body, counted against `max_bytes`.
     let bytes: Int
     /// When the request's time limit runs out: past it, the request fails with `TIMEOUT` without running.
@@ -21,7 +20,7 @@ final class GroupTicket: @unchecked Sendable {
     /// past it the request fails with 503 `SQLITE_BUSY` without running (nil: as long as it takes).
     let writerWaitLimit: ContinuousClock.Instant?
     /// Runs the request in its own savepoint on the writer, keeping its outcome; true when it succeeded.
-    private var runBody: ((Database) -> Bool)?
+    private var runBody: ((Unit) -> Bool)?
     /// Replaces the request's outcome with a failure.
     private var failBody: ((APIError) -> Void)?
     /// Signalled once: when the request's group is over, or when the request becomes the next group's leader.
@@ -37,7 +36,7 @@ final class GroupTicket: @unchecked Sendable {
         deadline: ContinuousClock.Instant?,
         isOneTransaction: Bool = false,
         writerWaitLimit: ContinuousClock.Instant? = nil,
-        run: @escaping (Database) -> Bool,
+        run: @escaping (Unit) -> Bool,
         fail: @escaping (APIError) -> Void,
         onComplete: (() -> Void)? = nil
     ) {
@@ -66,8 +65,8 @@ final class GroupTicket: @unchecked Sendable {
     }
 
     /// Runs the request (see ``init(bytes:deadline:run:fail:)``).
-    func run(_ db: Database) -> Bool {
-        runBody?(db) ?? false
+    func run(_ unit: Unit) -> Bool {
+        runBody?(unit) ?? false
     }
 
     /// Replaces the request's outcome with a failure.
@@ -83,23 +82,25 @@ final class GroupTicket: @unchecked Sendable {
     }
 }
 
-/// Forms groups of write requests and commits each group with one transaction.
+/// Forms groups of write requests and commits each group with one transaction, on the storage `Writer` names: the
+/// local writer (``LocalGroupWriter``: one fsync per group) or the cluster's leader (``ClusterGroupWriter``: one Raft
+/// entry per group). The one implementation of group commit; what differs between the storages is the writer.
 ///
 /// Thread model: no thread of its own. A request that arrives while no group is running becomes the leader: it
-/// takes the writer (``DatabasePool/write(_:)``, once per group), runs `BEGIN IMMEDIATE`, the bodies of the requests
+/// takes the writer (``GroupWriter/withUnit(_:)``, once per group), runs `BEGIN IMMEDIATE`, the bodies of the requests
 /// queued so far (its own first) each in its own savepoint, `COMMIT`, and then wakes every member of the group. The
 /// requests that arrived meanwhile wait in the queue; the leader hands the lead to the first of them and returns to
 /// answer its own request. So a lone request on an idle writer commits at once on its own thread (no timer, no
-/// hand-off), the writer is free between groups for anyone else who calls `pool.write` (maintenance), and no leader
-/// answers later than the group it led.
+/// hand-off), the writer is free between groups for anyone else who takes it (local maintenance calls
+/// `pool.write`), and no leader answers later than the group it led.
 ///
-/// Deferred requests (``submitDeferred(_:pool:options:metrics:logger:)``, the event loops' writes) have no thread
+/// Deferred requests (``submitDeferred(_:writer:options:metrics:logger:)``, the event loops' writes) have no thread
 /// waiting: when one finds no leader, or is next in line when a group ends, ``leaderQueue`` leads, group after
 /// group, until the queue is empty or a waiting request's thread can take over. No thread blocks per request, and
 /// the leader finishes a whole group's requests in one go.
-final class GroupCommitter: Sendable {
+final class GroupCommitter<Writer: GroupWriter>: Sendable {
     private struct Queue {
-        var waiting: [GroupTicket] = []
+        var waiting: [GroupTicket<Writer.Unit>] = []
         var hasLeader = false
         /// The options and metrics of the latest request, read by every group's leader as it takes the group (a
         /// reload then applies from the next group, however long ``leaderQueue`` keeps leading).
@@ -111,7 +112,7 @@ final class GroupCommitter: Sendable {
         /// Nobody: the queue is empty.
         case none
         /// The first waiting request's own thread.
-        case ticket(GroupTicket)
+        case ticket(GroupTicket<Writer.Unit>)
         /// ``leaderQueue``, for a deferred request first in line.
         case leaderQueue
     }
@@ -120,14 +121,14 @@ final class GroupCommitter: Sendable {
     /// Leads the groups whose first request is deferred (a serial queue: one group at a time).
     private let leaderQueue = DispatchQueue(label: "sqlited.group-commit")
     /// Runs on the writer just before each group's `COMMIT` (tests use it to make the `COMMIT` itself fail).
-    let beforeCommit = Mutex<(@Sendable (Database) -> Void)?>(nil)
+    let beforeCommit = Mutex<(@Sendable (Writer.Unit) -> Void)?>(nil)
 
     init() {}
 
     /// Runs `ticket` in a group; returns once its outcome is final (committed, or failed).
     func submit(
-        _ ticket: GroupTicket,
-        pool: DatabasePool,
+        _ ticket: GroupTicket<Writer.Unit>,
+        writer: Writer,
         options: GroupCommitOptions,
         metrics: ServiceMetrics?,
         logger: Logger
@@ -144,11 +145,11 @@ final class GroupCommitter: Sendable {
             ticket.wakeUp.wait()
             guard queue.withLock({ _ in ticket.isLeader }) else { return }
         }
-        let group = run(pool: pool, logger: logger)
+        let group = run(writer: writer, logger: logger)
         switch handOver() {
         case .none: break
         case .ticket(let next): next.wakeUp.signal()
-        case .leaderQueue: leadDeferred(pool: pool, logger: logger)
+        case .leaderQueue: leadDeferred(writer: writer, logger: logger)
         }
         for member in group where member !== ticket {
             member.complete()
@@ -157,8 +158,8 @@ final class GroupCommitter: Sendable {
 
     /// Queues a deferred `ticket` (one with `onComplete`) and returns at once; the group's leader completes it.
     func submitDeferred(
-        _ ticket: GroupTicket,
-        pool: DatabasePool,
+        _ ticket: GroupTicket<Writer.Unit>,
+        writer: Writer,
         options: GroupCommitOptions,
         metrics: ServiceMetrics?,
         logger: Logger
@@ -172,16 +173,16 @@ final class GroupCommitter: Sendable {
             return true
         }
         if leads {
-            leadDeferred(pool: pool, logger: logger)
+            leadDeferred(writer: writer, logger: logger)
         }
     }
 
     /// Has ``leaderQueue`` lead groups while the first waiting request is deferred (the lead is already taken for
     /// it in the queue's state).
-    private func leadDeferred(pool: DatabasePool, logger: Logger) {
+    private func leadDeferred(writer: Writer, logger: Logger) {
         leaderQueue.async { [self] in
             while true {
-                let group = run(pool: pool, logger: logger)
+                let group = run(writer: writer, logger: logger)
                 let next = handOver()
                 if case .ticket(let ticket) = next { ticket.wakeUp.signal() }
                 for member in group { member.complete() }
@@ -205,7 +206,10 @@ final class GroupCommitter: Sendable {
     }
 
     /// The next group: the longest prefix of `waiting` within the limits (at least one request).
-    private static func takeGroup(from waiting: inout [GroupTicket], options: GroupCommitOptions) -> [GroupTicket] {
+    private static func takeGroup(
+        from waiting: inout [GroupTicket<Writer.Unit>],
+        options: GroupCommitOptions
+    ) -> [GroupTicket<Writer.Unit>] {
         var count = 0
         var bytes = 0
         while count < waiting.count, count < max(1, options.maxRequests) {
@@ -226,63 +230,68 @@ final class GroupCommitter: Sendable {
     /// request's ``GroupTicket/writerWaitLimit``; if it comes first, the requests whose limit has passed (the first
     /// among them) fail with 503 `SQLITE_BUSY` unrun and are returned as the group, and the next leader waits for
     /// the rest.
-    private func run(pool: DatabasePool, logger: Logger) -> [GroupTicket] {
-        var group: [GroupTicket] = []
+    private func run(writer: Writer, logger: Logger) -> [GroupTicket<Writer.Unit>] {
+        var group: [GroupTicket<Writer.Unit>] = []
         let waitLimit = queue.withLock { $0.waiting.first?.writerWaitLimit }
-        do {
-            try pool.write(waitingUntil: waitLimit) { db in
+        do throws(APIError) {
+            let waitFailure = try writer.withUnit(waitingUntil: waitLimit) { unit in
                 var metrics: ServiceMetrics?
                 (group, metrics) = queue.withLock { queue in
                     (Self.takeGroup(from: &queue.waiting, options: queue.latest.options), queue.latest.metrics)
                 }
                 if group.count == 1, group[0].isOneTransaction {
-                    Self.runAlone(group[0], on: db, metrics: metrics)
+                    Self.runAlone(group[0], writer: writer, on: unit, metrics: metrics)
                     return
                 }
                 defer {
-                    if db.isInTransaction {
+                    if writer.isInTransaction(unit) {
                         logger.warning("rolling back a group transaction left open")
-                        try? db.rollback()
+                        writer.rollback(unit)
                     }
                 }
-                let committed = Self.runBodies(group, on: db)
+                let committed = Self.runBodies(group, writer: writer, on: unit)
                 guard !committed.isEmpty else {
-                    if db.isInTransaction { try? db.rollback() }
+                    writer.rollback(unit)
                     return
                 }
-                if let hook = beforeCommit.withLock({ $0 }) { hook(db) }
+                if let hook = beforeCommit.withLock({ $0 }) { hook(unit) }
                 let started = ContinuousClock.now
-                do {
-                    try db.commit()
+                do throws(APIError) {
+                    try writer.commit(unit)
                 } catch {
-                    var failure = APIError(error, db: db)
-                    failure.rolledBack = true
-                    if db.isInTransaction { try? db.rollback() }
-                    for member in committed { member.fail(failure) }
+                    if committed.count > 1, writer.checksDeferredConstraintsAtCommitOnly,
+                        Self.isDeferredConstraintFailure(error)
+                    {
+                        // One request's fault that no savepoint's end could see (the cluster cannot check the deferred
+                        // foreign keys there): each request runs again in a transaction of its own, so only the
+                        // culprit fails, as on its own.
+                        for member in committed { Self.runInOwnTransaction(member, writer: writer, on: unit) }
+                        return
+                    }
+                    for member in committed { member.fail(error) }
                     return
                 }
                 metrics?.recordGroupCommit(requests: group.count, duration: ContinuousClock.now - started)
             }
-        } catch let error as DatabaseError where error.kind == .writerTimeout && group.isEmpty {
-            let now = ContinuousClock.now
-            group = queue.withLock { queue in
-                var expired: [GroupTicket] = []
-                let first = queue.waiting.first
-                queue.waiting.removeAll { ticket in
-                    let due = ticket === first || (ticket.writerWaitLimit.map { $0 <= now } ?? false)
-                    if due { expired.append(ticket) }
-                    return due
+            if let waitFailure, group.isEmpty {
+                let now = ContinuousClock.now
+                group = queue.withLock { queue in
+                    var expired: [GroupTicket<Writer.Unit>] = []
+                    let first = queue.waiting.first
+                    queue.waiting.removeAll { ticket in
+                        let due = ticket === first || (ticket.writerWaitLimit.map { $0 <= now } ?? false)
+                        if due { expired.append(ticket) }
+                        return due
+                    }
+                    return expired
                 }
-                return expired
+                for member in group { member.fail(waitFailure) }
             }
-            let failure = APIError(error, db: nil)
-            for member in group { member.fail(failure) }
         } catch {
             if group.isEmpty {
                 group = queue.withLock { queue in Self.takeGroup(from: &queue.waiting, options: queue.latest.options) }
             }
-            let failure = APIError(error, db: nil)
-            for member in group { member.fail(failure) }
+            for member in group { member.fail(error) }
         }
         return group
     }
@@ -290,20 +299,55 @@ final class GroupCommitter: Sendable {
     /// Runs a group of one request whose work is one transaction in autocommit mode, as with group commit off: its
     /// own `COMMIT` is the group's, without `BEGIN IMMEDIATE`, a savepoint and their release around it (a lone
     /// request on an idle writer pays nothing for group commit). ``beforeCommit`` does not run for it.
-    private static func runAlone(_ member: GroupTicket, on db: Database, metrics: ServiceMetrics?) {
+    private static func runAlone(
+        _ member: GroupTicket<Writer.Unit>,
+        writer: Writer,
+        on unit: Writer.Unit,
+        metrics: ServiceMetrics?
+    ) {
         if let deadline = member.deadline, ContinuousClock.now >= deadline {
             member.fail(.timeout("the request's time limit was reached while it waited for the writer"))
             return
         }
         let started = ContinuousClock.now
-        let succeeded = member.run(db)
-        if db.isInTransaction {
+        let succeeded = member.run(unit)
+        if writer.isInTransaction(unit) {
             // Only COMMIT or ROLLBACK end a transaction, and the policy refuses both to requests.
-            try? db.rollback()
+            writer.rollback(unit)
             member.fail(.internal("the request left a transaction open"))
             return
         }
         if succeeded { metrics?.recordGroupCommit(requests: 1, duration: ContinuousClock.now - started) }
+    }
+
+    /// Whether a failed `COMMIT` is a deferred constraint's (`SQLITE_CONSTRAINT`, a deferred foreign key).
+    private static func isDeferredConstraintFailure(_ error: APIError) -> Bool {
+        error.sqliteCode.map { $0 & 0xff == 19 } == true
+    }
+
+    /// Runs `member` alone in a transaction of its own and commits it (after a group's `COMMIT` failed on a
+    /// deferred constraint).
+    private static func runInOwnTransaction(_ member: GroupTicket<Writer.Unit>, writer: Writer, on unit: Writer.Unit) {
+        do throws(APIError) {
+            try writer.begin(unit)
+        } catch {
+            member.fail(error)
+            return
+        }
+        let succeeded = member.run(unit)
+        guard writer.isInTransaction(unit) else {
+            if succeeded { member.fail(.transactionLost) }
+            return
+        }
+        guard succeeded else {
+            writer.rollback(unit)
+            return
+        }
+        do throws(APIError) {
+            try writer.commit(unit)
+        } catch {
+            member.fail(error)
+        }
     }
 
     /// How many requests wait for a group now (for tests).
@@ -318,17 +362,20 @@ final class GroupCommitter: Sendable {
     /// request's time limit —, a full disk, an I/O error): the members that had succeeded before lost their work
     /// through no fault of their own, so they run again, in a new transaction, ahead of the rest. Each such restart
     /// drops the member that caused it, so this ends.
-    private static func runBodies(_ group: [GroupTicket], on db: Database) -> [GroupTicket] {
+    private static func runBodies(
+        _ group: [GroupTicket<Writer.Unit>],
+        writer: Writer,
+        on unit: Writer.Unit
+    ) -> [GroupTicket<Writer.Unit>] {
         var toRun = group
         var index = 0
-        var succeeded: [GroupTicket] = []
+        var succeeded: [GroupTicket<Writer.Unit>] = []
         while index < toRun.count {
-            if !db.isInTransaction {
-                do {
-                    try db.beginTransaction(.immediate)
+            if !writer.isInTransaction(unit) {
+                do throws(APIError) {
+                    try writer.begin(unit)
                 } catch {
-                    let failure = APIError(error, db: db)
-                    for member in succeeded + toRun[index...] { member.fail(failure) }
+                    for member in succeeded + toRun[index...] { member.fail(error) }
                     return []
                 }
             }
@@ -338,8 +385,8 @@ final class GroupCommitter: Sendable {
                 member.fail(.timeout("the request's time limit was reached while it waited for the writer"))
                 continue
             }
-            let succeededAlone = member.run(db)
-            if db.isInTransaction {
+            let succeededAlone = member.run(unit)
+            if writer.isInTransaction(unit) {
                 if succeededAlone { succeeded.append(member) }
                 continue
             }

@@ -15,7 +15,7 @@ extension SQLiteService {
         var outcome: Result<T, APIError>?
         let writerWaitLimit = ContinuousClock.now + settings.limits.writerWaitTimeout
         withoutActuallyEscaping(body) { body in
-            let ticket = GroupTicket(
+            let ticket = GroupTicket<Database>(
                 bytes: bytes,
                 deadline: deadline,
                 isOneTransaction: isOneTransaction,
@@ -34,7 +34,13 @@ extension SQLiteService {
                 },
                 fail: { error in outcome = .failure(error) }
             )
-            groupCommitter.submit(ticket, pool: pool, options: options, metrics: metrics, logger: logger)
+            groupCommitter.submit(
+                ticket,
+                writer: LocalGroupWriter(pool: pool),
+                options: options,
+                metrics: metrics,
+                logger: logger
+            )
             ticket.finish()
         }
         guard let outcome else { throw .internal("the write request was not run") }
@@ -57,7 +63,7 @@ extension SQLiteService {
             var value: Result<HTTPResponse, APIError>?
         }
         let outcome = Outcome()
-        let ticket = GroupTicket(
+        let ticket = GroupTicket<Database>(
             bytes: write.bytes,
             deadline: write.deadline,
             isOneTransaction: write.isOneTransaction,
@@ -77,6 +83,12 @@ extension SQLiteService {
             fail: { error in outcome.value = .failure(error) },
             onComplete: { completion(outcome.value ?? .failure(.internal("the write request was not run"))) }
         )
-        groupCommitter.submitDeferred(ticket, pool: pool, options: options, metrics: metrics, logger: logger)
+        groupCommitter.submitDeferred(
+            ticket,
+            writer: LocalGroupWriter(pool: pool),
+            options: options,
+            metrics: metrics,
+            logger: logger
+        )
     }
 }

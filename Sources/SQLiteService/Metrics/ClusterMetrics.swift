@@ -14,6 +14,12 @@ import Synchronization
 /// | `sqlited_cluster_retries_total` | counter | `client` | calls tried again after a failure of the connection or the leader |
 /// | `sqlited_cluster_outcome_unknown_total` | counter | `client` | writes answered 503 because they may or may not have been committed |
 /// | `sqlited_cluster_round_trip_seconds` | histogram | `client` | one request to the leader and its whole answer (the wire round trip with the leader's work) |
+/// | `sqlited_cluster_busy_waits_total` | counter | `client` | writes and group `BEGIN IMMEDIATE`s that met the leader's write lock held by another connection (another node's group) and were asked again after a short pause |
+///
+/// The cluster's write groups (issue #26) are counted in the group commit series the local writer uses:
+/// `sqlited_group_commits_total` (groups committed; its rate is the groups per second),
+/// `sqlited_group_commit_requests` (histogram: requests per group) and `sqlited_group_commit_duration_seconds` (the
+/// group's `COMMIT`: one Raft round on a majority).
 ///
 /// The role gauges are read when the metrics are rendered (CLUSTER and LEADER asked of this node); the others are
 /// recorded as the clients serve calls.
@@ -26,6 +32,7 @@ final class ClusterMetrics: Sendable {
         let retries: CoreMetrics.Counter
         let outcomesUnknown: CoreMetrics.Counter
         let roundTrips: CoreMetrics.Timer
+        let busyWaits: CoreMetrics.Counter
 
         init(client: String, factory: PrometheusMetricsFactory) {
             let dimensions = [("client", client)]
@@ -49,6 +56,11 @@ final class ClusterMetrics: Sendable {
                 dimensions: dimensions,
                 factory: factory
             )
+            busyWaits = CoreMetrics.Counter(
+                label: "sqlited_cluster_busy_waits_total",
+                dimensions: dimensions,
+                factory: factory
+            )
         }
 
         func roundTrip(_ duration: Duration) {
@@ -60,6 +72,8 @@ final class ClusterMetrics: Sendable {
         func outcomeUnknown() { outcomesUnknown.increment() }
 
         func leaderChanged(to id: UInt64) { leaderChanges.increment() }
+
+        func busyWaited() { busyWaits.increment() }
     }
 
     static let roundTripLabel = "sqlited_cluster_round_trip_seconds"

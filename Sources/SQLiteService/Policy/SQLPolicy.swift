@@ -87,8 +87,9 @@ enum SQLPolicy {
     static let serverTablePrefix = "_sqlited_"
 
     /// The reason `context` is denied for `role`, or nil when it is allowed. `allowsServerTables`: the server's own
-    /// statements may use its tables (``serverTablePrefix``): on a cluster's leader, which only runs statements a
-    /// node checked on its copy of the schema with the clients' policy, and the nodes' own.
+    /// statements may use its tables (``serverTablePrefix``) and the reserved savepoint names (``SavepointNames``):
+    /// on a cluster's leader, which only runs statements a node checked on its copy of the schema with the clients'
+    /// policy, and the nodes' own (a node's group savepoints carry that node's random part, not the leader's).
     static func denialReason(
         for context: AuthorizerContext,
         role: Role,
@@ -139,7 +140,7 @@ enum SQLPolicy {
             return pragmaDenial(name: context.arg1 ?? "", argument: context.arg2, role: role)
         case .savepoint:
             // arg1 is BEGIN, RELEASE or ROLLBACK; arg2 the name (group commit's savepoints are off limits).
-            if let name = context.arg2, SavepointNames.isDenied(name) {
+            if !allowsServerTables, let name = context.arg2, SavepointNames.isDenied(name) {
                 return "savepoint names starting with \(SavepointNames.reservedPrefix) are reserved"
             }
             return nil

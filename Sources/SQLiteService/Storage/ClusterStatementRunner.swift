@@ -12,6 +12,9 @@ import SQLiteEngine
 /// `changes` is then its number of rows (one per row it changed).
 struct ClusterStatementRunner {
     let target: ClusterTarget
+    /// Whether a read's result columns are compared with those of the copy of the schema, which was not checked
+    /// against the leader's schema version for this request: a difference throws ``APIError/staleSchemaCopy``.
+    var checksColumns = false
 
     /// Prepares `request` on `db` (the copy of the schema), runs it on the leader and appends its result to `out`.
     ///
@@ -75,6 +78,7 @@ struct ClusterStatementRunner {
                     plan,
                     parameters,
                     on: target,
+                    checksColumns: checksColumns,
                     until: deadline,
                     rows: &rows,
                     into: &result
@@ -115,6 +119,7 @@ struct ClusterStatementRunner {
         _ plan: ClusterStatementPlan,
         _ parameters: [DqliteValue],
         on target: ClusterTarget,
+        checksColumns: Bool,
         until deadline: ContinuousClock.Instant,
         rows: inout ClusterRowWriter,
         into out: inout JSONWriter
@@ -134,7 +139,9 @@ struct ClusterStatementRunner {
             }
         }
         if plan.isReadOnly {
-            try rows.write(try target.query(plan.sql, parameters, until: deadline), into: &out)
+            let returned = try target.query(plan.sql, parameters, until: deadline)
+            if checksColumns, returned.columns != plan.profile.columnNames { throw APIError.staleSchemaCopy }
+            try rows.write(returned, into: &out)
             return Outcome(changes: 0)
         }
         // RETURNING: its rows and its rowid on one leader connection, committed after (or inside the request's own

@@ -21,17 +21,55 @@ extension ClusterStorage: Storage {
         }
     }
 
+    /// One round trip to the leader: the statement is checked on the copy of the schema as last checked, without
+    /// asking the leader's schema version first. An answer that may come from an out-of-date copy (an error
+    /// `SQLITE_ERROR` or `SQLITE_SCHEMA`, from the copy or the leader, or result columns other than the copy's) is
+    /// given up, and the request runs again on a copy checked against the leader (rebuilt when the schema changed),
+    /// whose answer stands.
     func query(
         _ request: QueryRequest,
         context: inout RequestContext,
         metrics: ServiceMetrics?
     ) throws(APIError) -> [UInt8] {
-        let plan = try readSchema.withSchema(refreshingFrom: reader) { db throws(APIError) in
+        let before = context
+        // A `*` takes its columns from the schema: after another node's DDL a leader connection may answer it once
+        // in the old layout, which the copy as last checked would match. Such a statement checks the copy first.
+        var checkedCopy = request.statement.sql.contains("*")
+        var attempts = 0
+        while true {
+            do {
+                return try query(request, context: &context, checkedCopy: checkedCopy)
+            } catch {
+                attempts += 1
+                guard attempts < 3, Self.mayComeFromAStaleCopy(error) else { throw error }
+                context = before
+                checkedCopy = true
+            }
+        }
+    }
+
+    private func query(
+        _ request: QueryRequest,
+        context: inout RequestContext,
+        checkedCopy: Bool
+    ) throws(APIError) -> [UInt8] {
+        let plan = try readSchema.withSchema(refreshingFrom: reader, checkingVersion: checkedCopy) {
+            db throws(APIError) in
             try ClusterStatementPlan(request.statement, on: db, context: context)
         }
         var writer = JSONWriter()
-        try ClusterStatementRunner(target: .readOnly(reader)).run(plan, on: nil, context: &context, into: &writer)
+        var runner = ClusterStatementRunner(target: .readOnly(reader))
+        runner.checksColumns = true
+        try runner.run(plan, on: nil, context: &context, into: &writer)
         return writer.bytes
+    }
+
+    /// Whether `error` may be the answer of an out-of-date copy of the schema (a table or column it lacks or has
+    /// too many of), so that the request must run again on a checked copy.
+    private static func mayComeFromAStaleCopy(_ error: APIError) -> Bool {
+        if error.message == APIError.staleSchemaCopy.message { return true }
+        guard let code = error.sqliteCode else { return false }
+        return code & 0xff == 1 || code & 0xff == 17
     }
 
     /// Checked on the copy of the schema like a JSON `/query`, then run on the leader through the read client, its
@@ -106,4 +144,10 @@ extension ClusterStorage: Storage {
         guard let info = try? status(), info.leaderID != nil else { return "this node knows no leader of the cluster" }
         return nil
     }
+}
+
+extension APIError {
+    /// A read's result columns differ from those of this node's copy of the schema: the copy is out of date (never
+    /// answered: the request runs again on a checked copy).
+    static var staleSchemaCopy: APIError { .internal("this node's copy of the leader's schema is out of date") }
 }

@@ -15,6 +15,9 @@ public final class ClusterStorage: Sendable {
     /// and `/health`; the daemon asks its ``ClusterMember``.
     public typealias StatusProvider = @Sendable () throws(ClusterError) -> ClusterInfo
 
+    /// The idle leader connections each client keeps at least: the HTTP server's handler threads.
+    static let idleConnections = 64
+
     /// The name of the database every connection opens on the cluster.
     public static let defaultDatabaseName = "sqlited"
 
@@ -25,6 +28,8 @@ public final class ClusterStorage: Sendable {
     let status: StatusProvider
     /// This node's own Raft address, reported by `GET /cluster` (also before the node belongs to a configuration).
     let nodeAddress: String
+    /// Groups the writes this node receives into one leader transaction each (``ClusterGroupWriter``).
+    let groupCommitter = GroupCommitter<ClusterGroupWriter>()
     /// The cursor codec with the cluster's shared key, once read (``cursorCodec()``).
     private let sharedCodec = Mutex<RecordCursorCodec?>(nil)
 
@@ -47,12 +52,18 @@ public final class ClusterStorage: Sendable {
         // connections refuse writes, and no caller can make a pooled writer connection read-only.
         var writeOptions = options
         writeOptions.queryOnly = false
+        // As many idle leader connections as handler threads may use at once (64): with fewer, a node under more
+        // concurrent requests closed the extra connections after each use and opened new ones (TCP, OPEN, the
+        // query_only pragma: three more round trips) for the next — measured as most of a one-round-trip read's
+        // cost at 64 connections (issue #26).
+        writeOptions.maxIdleConnections = max(options.maxIdleConnections, Self.idleConnections)
         writer = ClusterClient(members: members, options: writeOptions)
         var readOptions = options
         readOptions.queryOnly = true
+        readOptions.maxIdleConnections = max(options.maxIdleConnections, Self.idleConnections)
         reader = ClusterClient(members: members, options: readOptions)
-        writeSchema = SchemaShadow(role: .writer, limits: limits)
         readSchema = SchemaShadow(role: .reader, limits: limits)
+        writeSchema = SchemaShadow(role: .writer, limits: limits, dependent: readSchema)
         self.status = status
         self.nodeAddress = nodeAddress
     }

@@ -79,7 +79,7 @@ enum ClusterTarget {
             }
         case .client(let client), .readOnly(let client):
             do {
-                return try client.transaction { transaction in try body(.transaction(transaction)) }
+                return try client.transaction(immediate: true) { transaction in try body(.transaction(transaction)) }
             } catch let error as APIError {
                 throw error
             } catch let error as ClusterError {

@@ -12,6 +12,9 @@ struct ClusterWriteSession: WriteSession {
     let target: ClusterTarget
     /// The request's time limit: a transaction meeting another node's lock is tried again until then.
     let deadline: ContinuousClock.Instant
+    /// Whether the request runs inside a group's leader transaction (``ClusterGroupTransaction``), in a savepoint
+    /// of its own.
+    var grouped = false
 
     var records: any RecordStatementRunner { ClusterRecordRunner(target: target) }
 
@@ -40,9 +43,24 @@ struct ClusterWriteSession: WriteSession {
         try target.serverStatement(sql.text, arguments, until: deadline)
     }
 
-    func afterBatchStep(_ run: BatchRun) throws(APIError) {}
+    /// Inside a group, a statement SQLite answered by rolling the whole transaction back (`ON CONFLICT ROLLBACK`,
+    /// `RAISE(ROLLBACK, …)`) took the request's earlier statements with it: the batch fails as a whole, as locally.
+    func afterBatchStep(_ run: BatchRun) throws(APIError) {
+        if transactionLost { throw APIError.transactionLost }
+    }
 
-    func batchFailedAsAWhole(_ error: APIError) -> APIError? { nil }
+    func batchFailedAsAWhole(_ error: APIError) -> APIError? {
+        guard transactionLost else { return nil }
+        var error = error
+        error.rolledBack = true
+        return error
+    }
+
+    /// Whether this grouped request's leader transaction was rolled back by SQLite or lost with its connection.
+    private var transactionLost: Bool {
+        guard grouped, case .transaction(let transaction) = target else { return false }
+        return !(transaction.isUsable && transaction.isActive)
+    }
 
     /// BEGIN, the body, COMMIT on one leader connection (the `mode` has no effect: the leader runs one write
     /// transaction at a time), tried again from the start while another node's transaction holds the leader's write
@@ -53,9 +71,24 @@ struct ClusterWriteSession: WriteSession {
         _ body: (any WriteSession) throws(APIError) -> T
     ) throws(APIError) -> T {
         if case .transaction = target {
-            // Already inside one: a savepoint there (a `params_batch` or `RETURNING` statement does the same).
-            return try target.atomically { (target) throws(APIError) in
-                try body(ClusterWriteSession(schema: schema, writer: writer, target: target, deadline: deadline))
+            // Already inside one: a savepoint there (a `params_batch` or `RETURNING` statement does the same). In a
+            // group it stands for the request's own transaction, so its failure says it was rolled back, as locally.
+            do throws(APIError) {
+                return try target.atomically { (target) throws(APIError) in
+                    try body(
+                        ClusterWriteSession(
+                            schema: schema,
+                            writer: writer,
+                            target: target,
+                            deadline: deadline,
+                            grouped: grouped
+                        )
+                    )
+                }
+            } catch {
+                var error = error
+                if grouped && marksRolledBack && !Self.isOutcomeUnknown(error) { error.rolledBack = true }
+                throw error
             }
         }
         return try BusyRetry.run(until: deadline) { () throws(APIError) in
@@ -76,7 +109,9 @@ struct ClusterWriteSession: WriteSession {
         }
         let value: T
         do {
-            value = try writer.transaction { transaction in
+            // BEGIN IMMEDIATE: another node's transaction holding the leader's lock is met (and waited for) at the
+            // BEGIN, before any of the body's statements ran.
+            value = try writer.transaction(immediate: true) { transaction in
                 try body(
                     ClusterWriteSession(
                         schema: schema,
@@ -105,5 +140,10 @@ struct ClusterWriteSession: WriteSession {
         }
         try? schema.releaseSavepoint(savepoint)
         return value
+    }
+
+    /// Whether `error` is the cluster's "outcome unknown" answer (503 that may have been committed).
+    private static func isOutcomeUnknown(_ error: APIError) -> Bool {
+        error.code == "UNAVAILABLE" && error.message.contains("may or may not")
     }
 }

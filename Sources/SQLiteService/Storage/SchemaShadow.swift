@@ -13,10 +13,13 @@ import SQLiteEngine
 /// `READONLY_STATEMENT`, `BIND_ERROR`, `SQLITE_AUTH`, syntax errors, unknown tables and columns), its named
 /// parameters are put in the leader's positional order, and its result has the same `columns` and `types`.
 ///
-/// The copy follows the leader's `PRAGMA schema_version`, read when a request takes the copy (one more round trip
-/// per request), and is rebuilt from the leader's `sqlite_master` when it changed. A request's own DDL is applied to
-/// the copy as it runs, so that its later statements see it (inside `/transaction` the leader's other connections
-/// do not see it before the COMMIT). A schema changed through another node between the version check and a
+/// The copy follows the leader's `PRAGMA schema_version`, read when a write group or a request other than `/query`
+/// takes the copy (one more round trip), and is rebuilt from the leader's `sqlite_master` when it changed. `/query`
+/// takes the copy as last checked (``withSchema(refreshingFrom:checkingVersion:_:)`` with `false`: one round trip
+/// in all) and checks it only when the answer shows it out of date (see ``ClusterStorage``'s `query`). The write
+/// copy marks the read copy for a check (``invalidate()``) whenever it sees the schema change. A request's own DDL
+/// is applied to the copy as it runs, so that its later statements see it (inside `/transaction` the leader's other
+/// connections do not see it before the COMMIT). A schema changed through another node between the version check and a
 /// statement is seen by the next request only; the leader's own checks still apply.
 ///
 /// `@unchecked Sendable`: `lock` guards `database` and `version`; a request holds it while it uses the copy.
@@ -27,21 +30,38 @@ final class SchemaShadow: @unchecked Sendable {
     private var version: Int64?
     private let role: SQLiteService.ConnectionRole
     private let limits: ServiceLimits
+    /// Another copy to mark for a check whenever this one sees the schema change (the read copy, for the write one).
+    private let dependent: SchemaShadow?
 
     /// A copy whose connection gets the policy and limits of the local backend's connections of `role`.
-    init(role: SQLiteService.ConnectionRole, limits: ServiceLimits) {
+    init(role: SQLiteService.ConnectionRole, limits: ServiceLimits, dependent: SchemaShadow? = nil) {
         self.role = role
         self.limits = limits
+        self.dependent = dependent
     }
 
-    /// Runs `body` on the copy, brought up to date with the leader first; no other request uses the copy meanwhile.
+    /// Makes the next ``withSchema(refreshingFrom:checkingVersion:_:)`` check the leader's schema version.
+    func invalidate() {
+        lock.lock()
+        defer { lock.unlock() }
+        version = nil
+    }
+
+    /// Runs `body` on the copy, brought up to date with the leader first (unless `checkingVersion` is false and the
+    /// copy was checked before); no other request uses the copy meanwhile.
     func withSchema<T>(
         refreshingFrom client: ClusterClient,
+        checkingVersion: Bool = true,
         _ body: (Database) throws(APIError) -> T
     ) throws(APIError) -> T {
         lock.lock()
         defer { lock.unlock() }
-        let db = try current(client)
+        let db: Database
+        if !checkingVersion, let database, version != nil {
+            db = database
+        } else {
+            db = try current(client)
+        }
         // DDL the request applied to the copy may not be the leader's in the end (a `ROLLBACK TO` inside
         // `/transaction` undid it there; the leader's schema version does not move then): a copy changed by a
         // request is rebuilt before the next one.
@@ -49,6 +69,7 @@ final class SchemaShadow: @unchecked Sendable {
         defer {
             if (try? db.int64(sql: "PRAGMA schema_version")) != versionBefore {
                 version = nil
+                dependent?.invalidate()
             }
         }
         return try body(db)
@@ -71,6 +92,7 @@ final class SchemaShadow: @unchecked Sendable {
             return database
         }
         let fresh = try build(client)
+        if database != nil { dependent?.invalidate() }
         database = fresh
         version = leaderVersion
         return fresh

@@ -13,6 +13,10 @@ struct StorageWrite {
     var bytes: Int
     /// Whether `body` is one transaction in autocommit mode (false for `/batch`, whose statements commit alone).
     var isOneTransaction = true
+    /// Whether `body` runs exactly one client statement and nothing else (a plain `/update`), whose failure SQLite's
+    /// own statement rollback undoes: a cluster group then runs it without a savepoint of its own (a round trip
+    /// less), unless the statement or the schema may fail part way (`OR FAIL`, `RAISE(FAIL)`).
+    var isOneStatement = false
     /// The request's work and answer.
     var answer: (any WriteSession) throws(APIError) -> WriteAnswer
     /// The request's hold on its `Idempotency-Key` on this node, released once it is answered (nil without a key).
@@ -134,13 +138,23 @@ extension WriteSession {
 
 extension SQLiteService {
     /// Runs a write on a handler thread and answers once it is durable: on the local writer through the group
-    /// committer (``preparedWrite(_:)``), on the cluster's leader with this node's write copy of the schema held for
-    /// the request. The one place a write's storage is chosen.
+    /// committer (``preparedWrite(_:)``), on the cluster's leader through the same committer over the cluster's
+    /// writer (``ClusterStorage/runInGroup(_:options:metrics:logger:)``), or alone with this node's write copy of
+    /// the schema held for the request when group commit is off. The one place a write's storage is chosen.
     func performWrite(_ write: StorageWrite, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
         switch storage {
         case .local:
             return try run(preparedWrite(write), metrics: settings.options.metrics)
         case .cluster(let cluster):
+            let groupCommit = settings.options.groupCommit
+            if groupCommit.isEnabled {
+                return try cluster.runInGroup(
+                    write,
+                    options: groupCommit,
+                    metrics: settings.options.metrics,
+                    logger: logger
+                )
+            }
             return try cluster.writeSchema.withSchema(refreshingFrom: cluster.reader) { db throws(APIError) in
                 try write.body(
                     ClusterWriteSession(

@@ -61,7 +61,8 @@ final class ClusterInteractiveTransaction: TransactionHandle, @unchecked Sendabl
         guard isOpen else { throw APIError.transactionLost }
         let shadow = isReadOnly ? storage.readSchema : storage.writeSchema
         let client = isReadOnly ? storage.reader : storage.writer
-        defer { if !transaction.isUsable { open.store(false, ordering: .releasing) } }
+        // Over when the connection broke, or when SQLite rolled the transaction back under a statement.
+        defer { if !transaction.isUsable || !transaction.isActive { open.store(false, ordering: .releasing) } }
         return try shadow.withSchema(refreshingFrom: client) { db throws(APIError) in
             let session = ClusterWriteSession(
                 schema: db,
@@ -99,7 +100,7 @@ final class ClusterInteractiveTransaction: TransactionHandle, @unchecked Sendabl
         } catch {
             // Nothing was committed: the transaction stays as it was (its own savepoint undid the key's work),
             // unless the leader was lost meanwhile.
-            if !transaction.isUsable { rollback() }
+            if !transaction.isUsable || !transaction.isActive { rollback() }
             throw error
         }
         open.store(false, ordering: .releasing)
