@@ -43,6 +43,8 @@ import Testing
         #expect(Self.lines(status: .notFound).first == "HTTP/1.1 404 Not Found")
         #expect(Self.lines(status: HTTPStatus(code: 299)).first == "HTTP/1.1 299 Unknown")
         #expect(Self.lines(status: HTTPStatus(code: 200, reasonPhrase: "Fine")).first == "HTTP/1.1 200 Fine")
+        // RFC 9112 §4: the reason may be empty, the space before it may not.
+        #expect(Self.lines(status: HTTPStatus(code: 200, reasonPhrase: "")).first == "HTTP/1.1 200 ")
     }
 
     /// An HTTP/1.0 request is answered with an HTTP/1.1 status line (RFC 9110 §6.2: the server's own version).
