@@ -133,34 +133,6 @@ import Testing
         #expect(HTTP2Session(upgradingWith: [0, 3, 0, 0], headRequest: false, limits: HTTPLimits()) == nil)
     }
 
-    @Test(arguments: [
-        ("", [UInt8]()), ("AAMAAABkAAQAAP__", [0, 3, 0, 0, 0, 0x64, 0, 4, 0, 0, 0xFF, 0xFF]),
-        ("AAMAAABk", [0, 3, 0, 0, 0, 0x64]),
-        ("AAMAAABk==", [0, 3, 0, 0, 0, 0x64]),
-    ])
-    func base64URL_decodes(text: String, bytes: [UInt8]) {
-        #expect(HTTP2Upgrade.base64URLDecoded(text) == bytes)
-    }
-
-    @Test(arguments: ["AAMAAAB+", "AAMAAAB/", "A", "AA=A", "AA A"])
-    func base64URL_refusesWhatIsNotBase64URL(text: String) {
-        #expect(HTTP2Upgrade.base64URLDecoded(text) == nil)
-    }
-
-    @Test func upgradeRequest_needsEveryPieceOfTheHandshake() {
-        func request(_ headers: [(String, String)]) -> HTTPRequest {
-            HTTPRequest(method: "GET", target: "/health", headers: HTTPHeaders(headers))
-        }
-        let complete = [("Upgrade", "h2c"), ("Connection", "Upgrade, HTTP2-Settings"), ("HTTP2-Settings", "AAMAAABk")]
-        #expect(HTTP2Upgrade.settingsPayload(of: request(complete)) == [0, 3, 0, 0, 0, 0x64])
-        #expect(HTTP2Upgrade.settingsPayload(of: request(Array(complete.dropFirst()))) == nil)
-        #expect(
-            HTTP2Upgrade.settingsPayload(of: request([complete[0], ("Connection", "Upgrade"), complete[2]])) == nil
-        )
-        #expect(HTTP2Upgrade.settingsPayload(of: request(complete + [complete[2]])) == nil, "two HTTP2-Settings")
-        #expect(HTTP2Upgrade.settingsPayload(of: request([("Upgrade", "websocket")] + complete.dropFirst())) == nil)
-    }
-
     // MARK: - The request of a stream
 
     private func streamRequest(

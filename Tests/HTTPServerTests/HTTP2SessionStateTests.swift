@@ -2,53 +2,10 @@ import Testing
 
 @testable import HTTPServer
 
-/// The small structures behind an HTTP/2 session's per-request work: the stream table (a linear array that turns
-/// into a dictionary past a few streams), the cache of header value strings, the response header block, and the
-/// request head.
+/// The small caches behind an HTTP/2 session's per-request work, as the session uses them: header value strings,
+/// the last request target, checked response fields. (The stream table, the response header block and the request
+/// head have their own files: `StreamTableTests`, `HTTP2ResponseFieldsTests`, `HTTP2RequestHeadTests`.)
 @Suite struct HTTP2SessionStateTests {
-    @Test func streamTable_keepsEveryStreamAcrossTheSwitchToADictionaryAndBack() {
-        var table = StreamTable<String>()
-        let count = StreamTable<String>.linearLimit * 3
-        for id in 0..<count { table[Int32(id * 2 + 1)] = "stream \(id * 2 + 1)" }
-        #expect(table.count == count)
-        for id in 0..<count { #expect(table[Int32(id * 2 + 1)] == "stream \(id * 2 + 1)") }
-        // Iteration visits each entry once, dictionary and all.
-        var seen: [Int32: String] = [:]
-        for (id, value) in table {
-            #expect(seen[id] == nil)
-            seen[id] = value
-        }
-        #expect(seen.count == count && seen[5] == "stream 5")
-        #expect(table[2] == nil)
-        table[3] = "replaced"
-        #expect(table[3] == "replaced")
-        #expect(table.count == count)
-        for id in 0..<count {
-            let removed = table.removeValue(forKey: Int32(id * 2 + 1))
-            #expect(removed == "stream \(id * 2 + 1)" || (id == 1 && removed == "replaced"))
-        }
-        #expect(table.isEmpty)
-        let absent = table.removeValue(forKey: 1)
-        #expect(absent == nil)
-        // Linear again once empty: entries added now are found and removed as before.
-        table[7] = "seven"
-        table[9] = "nine"
-        table[7] = nil
-        #expect(table.map(\.id) == [9] && table.map(\.value) == ["nine"])
-        #expect(table[9] == "nine")
-    }
-
-    @Test func streamTableOfVoid_isASetOfStreamIDs() {
-        var set = StreamTable<Void>()
-        set.insert(1)
-        set.insert(3)
-        set.insert(1)
-        #expect(set.contains(1) && set.contains(3) && !set.contains(5))
-        #expect(set.ids == [1, 3])
-        set.remove(1)
-        #expect(set.ids == [3])
-    }
-
     private func string(_ cache: inout HeadLineCache<String>, _ text: String, at position: Int) -> String {
         Array(text.utf8).withUnsafeBufferPointer { cache.string(for: $0, at: position) }
     }
@@ -77,60 +34,6 @@ import Testing
         let second = invalid.withUnsafeBufferPointer { cache.string(for: $0, at: 3) }
         #expect(first == String(decoding: invalid, as: UTF8.self))
         #expect(second == first)
-    }
-
-    @Test func responseFields_lowerCaseNamesAndDropInvalidFields() {
-        let fields = HTTP2ResponseFields()
-        fields.reset(status: 404)
-        let kept = [
-            fields.append(checkedName: "Content-Type", value: "application/json"),
-            fields.append(checkedName: "Bad Name", value: "x"),
-            fields.append(checkedName: "", value: "x"),
-            fields.append(checkedName: "x-split", value: "a\r\nset-cookie: b"),
-            fields.append(checkedName: "x-nul", value: "a\u{0}b"),
-        ]
-        #expect(kept == [true, false, false, false, false])
-        fields.append("content-length", decimal: 1234)
-        fields.append("content-length", decimal: 0)
-        var pairs: [String] = []
-        fields.withNameValues { nameValues in
-            for pair in nameValues {
-                let name = String(decoding: UnsafeBufferPointer(start: pair.name, count: pair.namelen), as: UTF8.self)
-                let value = String(
-                    decoding: UnsafeBufferPointer(start: pair.value, count: pair.valuelen),
-                    as: UTF8.self
-                )
-                pairs.append("\(name)=\(value)")
-            }
-        }
-        #expect(pairs == [":status=404", "content-type=application/json", "content-length=1234", "content-length=0"])
-        // Past the initial 256 bytes the buffer grows and every field stays whole.
-        let long = String(repeating: "v", count: 1000)
-        fields.reset(status: 200)
-        fields.append("x-a", long)
-        fields.append("content-length", decimal: 12_345_678_901)
-        fields.append("x-b", long + "w")
-        var grown: [String] = []
-        fields.withNameValues { nameValues in
-            for pair in nameValues {
-                grown.append(
-                    String(decoding: UnsafeBufferPointer(start: pair.value, count: pair.valuelen), as: UTF8.self)
-                )
-            }
-        }
-        #expect(grown == ["200", long, "12345678901", long + "w"])
-        // Reused: a new block starts empty.
-        fields.reset(status: 200)
-        #expect(fields.count == 1)
-    }
-
-    @Test func requestHead_authorityStandsInForHostOnlyWhenThereIsNoHostField() {
-        let withoutHost = HTTP2RequestHead([(":method", "GET"), (":path", "/"), (":authority", "a.example")])
-        #expect(withoutHost.headers["host"] == "a.example")
-        #expect(withoutHost.fields.map(\.name) == [":method", ":path", ":authority"])
-        let withHost = HTTP2RequestHead([(":method", "GET"), (":authority", "a.example"), ("host", "b.example")])
-        #expect(withHost.headers.values(for: "host") == ["b.example"])
-        #expect(withHost.host == "b.example")
     }
 
     /// The last decoded target is given back only for the same bytes; a target that fails to decode changes nothing.
