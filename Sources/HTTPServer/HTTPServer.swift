@@ -58,7 +58,7 @@ public final class HTTPServer: Sendable {
         self.limits = Mutex(configuration.limits)
         self.handlerPool = HandlerThreadPool(
             threadCount: configuration.handlerThreadCount,
-            name: "sqlited.http.handler"
+            name: "http handler"
         )
     }
 

@@ -85,9 +85,8 @@ import Testing
 
     /// Each thread carries the pool's name and its index, as the system shows it (`top -H`, `gdb`, `perf`).
     ///
-    /// Fails on Linux: swift-corelibs-foundation does not apply a `Thread.name` set before `start()`, so the threads
-    /// keep the name of the thread that started them. (Named from inside the thread it works, but only up to the
-    /// kernel's 15 bytes: `HTTPServer`'s "sqlited.http.handler 12" would still be refused.)
+    /// (It failed while the pool set `Thread.name` before `start()`, which swift-corelibs-foundation does not apply
+    /// on Linux, and named the server's threads "sqlited.http.handler N", longer than the kernel's 15 bytes.)
     @Test func threads_carryThePoolsNameAndIndex() {
         let pool = HandlerThreadPool(threadCount: 2, name: "pool")
         pool.start()
@@ -101,6 +100,20 @@ import Testing
         }
         #expect(seen.waitForFinished(20))
         #expect(seen.threadNames.isSubset(of: ["pool 0", "pool 1"]))
+    }
+
+    /// A name longer than the kernel takes is cut to its first 15 bytes, not dropped.
+    @Test func longName_isCutTo15Bytes() {
+        let pool = HandlerThreadPool(threadCount: 1, name: "a-very-long-pool-name")
+        pool.start()
+        defer { pool.stop() }
+        let seen = Observations()
+        pool.submit {
+            seen.begin(0)
+            seen.end()
+        }
+        #expect(seen.waitForFinished(1))
+        #expect(seen.threadNames == ["a-very-long-poo"])
     }
 
     /// With every thread busy, the next item waits: never more items at once than threads.

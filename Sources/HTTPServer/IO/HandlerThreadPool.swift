@@ -34,8 +34,13 @@ final class HandlerThreadPool: Sendable {
         }
         guard !alreadyStarted else { return }
         for index in 0..<threadCount {
-            let thread = Thread { [self] in run() }
-            thread.name = "\(name) \(index)"
+            // Named from the thread itself, at most 15 bytes: Linux ignores a name Foundation sets before the start,
+            // and refuses a longer one (the name is what `top -H`, `perf` and `gdb` show).
+            let threadName = String(decoding: Array("\(name) \(index)".utf8.prefix(15)), as: UTF8.self)
+            let thread = Thread { [self] in
+                Thread.current.name = threadName
+                run()
+            }
             thread.start()
         }
     }

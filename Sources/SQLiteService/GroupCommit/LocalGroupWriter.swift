@@ -7,7 +7,10 @@ struct LocalGroupWriter: GroupWriter {
 
     var checksDeferredConstraintsAtCommitOnly: Bool { false }
 
-    func withUnit(waitingUntil limit: ContinuousClock.Instant?, _ body: (Database) -> Void) throws(APIError)
+    func withUnit(
+        waitingUntil limit: ContinuousClock.Instant?,
+        _ body: (Database) -> Void
+    ) throws(APIError)
         -> APIError?
     {
         do {

@@ -17,7 +17,10 @@ struct ClusterGroupWriter: GroupWriter {
 
     /// The leader has no local gate to wait at (`limit` is not used): an interactive transaction holding the
     /// leader's write lock is waited for at the group's `BEGIN IMMEDIATE`, within the requests' limits.
-    func withUnit(waitingUntil limit: ContinuousClock.Instant?, _ body: (ClusterGroupTransaction) -> Void)
+    func withUnit(
+        waitingUntil limit: ContinuousClock.Instant?,
+        _ body: (ClusterGroupTransaction) -> Void
+    )
         throws(APIError) -> APIError?
     {
         try storage.writeSchema.withSchema(refreshingFrom: storage.reader) { (db) throws(APIError) in
