@@ -25,3 +25,16 @@ struct Backoff {
         return true
     }
 }
+
+extension Backoff {
+    /// Short waits between attempts while the leader's write lock is held by another connection (`SQLITE_BUSY`):
+    /// 200 µs doubling up to 2 ms.
+    ///
+    /// Not the default (10 → 200 ms), which waits for a leader to be elected or a connection to come back, where
+    /// asking sooner is pointless. A lock holder here is another node's group or transaction, which holds the lock
+    /// for about one Raft round (a few milliseconds on a loopback cluster); waiting 10–200 ms after it let go was
+    /// where the cluster's writes spent their p50 of 141–156 ms (issue #26, measured in docs/cluster.md).
+    static var lockHeld: Backoff {
+        Backoff(initial: .microseconds(200), maximum: .milliseconds(2))
+    }
+}

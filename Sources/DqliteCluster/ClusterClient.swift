@@ -380,7 +380,7 @@ public final class ClusterClient: Sendable {
     /// `sql` (a BEGIN) on a leader connection, retried within the deadline: a BEGIN that failed changed nothing.
     private func begin(_ sql: String, deadline: ContinuousClock.Instant) throws(ClusterError) -> PooledConnection {
         var backoff = Backoff()
-        var busyWait = BusyWait()
+        var busyWait = Backoff.lockHeld
         var lastError: DqliteError?
         var pooled = try checkOut(deadline: deadline)
         while true {
@@ -429,7 +429,7 @@ public final class ClusterClient: Sendable {
         var deadline = ContinuousClock.now + options.callTimeout
         if let callerDeadline { deadline = min(deadline, callerDeadline) }
         var backoff = Backoff()
-        var busyWait = BusyWait()
+        var busyWait = Backoff.lockHeld
         var lastError: DqliteError?
         /// The caller's deadline has passed (a read only: a write's outcome cannot be given up on).
         func pastCallerDeadline() -> Bool {

@@ -12,39 +12,20 @@ extension SQLiteService {
         options: GroupCommitOptions,
         _ body: (Database) throws(APIError) -> T
     ) throws(APIError) -> T {
-        var outcome: Result<T, APIError>?
-        let writerWaitLimit = ContinuousClock.now + settings.limits.writerWaitTimeout
-        withoutActuallyEscaping(body) { body in
-            let ticket = GroupTicket<Database>(
-                bytes: bytes,
-                deadline: deadline,
-                isOneTransaction: isOneTransaction,
-                writerWaitLimit: writerWaitLimit,
-                run: { db in
-                    do throws(APIError) {
-                        let value = try db.committingAlone { () throws(APIError) -> T in
-                            try Self.countingStatementCache(db, metrics: metrics, body)
-                        }
-                        outcome = .success(value)
-                        return true
-                    } catch {
-                        outcome = .failure(error)
-                        return false
-                    }
-                },
-                fail: { error in outcome = .failure(error) }
-            )
-            groupCommitter.submit(
-                ticket,
-                writer: LocalGroupWriter(pool: pool),
-                options: options,
-                metrics: metrics,
-                logger: logger
-            )
-            ticket.finish()
+        try groupCommitter.perform(
+            writer: LocalGroupWriter(pool: pool),
+            bytes: bytes,
+            deadline: deadline,
+            isOneTransaction: isOneTransaction,
+            writerWaitLimit: ContinuousClock.now + settings.limits.writerWaitTimeout,
+            options: options,
+            metrics: metrics,
+            logger: logger
+        ) { (db) throws(APIError) -> T in
+            try db.committingAlone { () throws(APIError) -> T in
+                try Self.countingStatementCache(db, metrics: metrics, body)
+            }
         }
-        guard let outcome else { throw .internal("the write request was not run") }
-        return try outcome.get()
     }
 }
 

@@ -12,37 +12,18 @@ extension ClusterStorage {
         metrics: ServiceMetrics?,
         logger: Logger
     ) throws(APIError) -> HTTPResponse {
-        var outcome: Result<HTTPResponse, APIError>?
-        let ticket = GroupTicket<ClusterGroupTransaction>(
+        try groupCommitter.perform(
+            writer: ClusterGroupWriter(storage: self),
             bytes: write.bytes,
             deadline: write.deadline,
             isOneTransaction: write.isOneTransaction,
-            run: { unit in
-                do throws(APIError) {
-                    let response = try unit.committingAlone(
-                        deadline: write.deadline,
-                        isOneStatement: write.isOneStatement
-                    ) {
-                        (session) throws(APIError) -> HTTPResponse in try write.body(session)
-                    }
-                    outcome = .success(response)
-                    return true
-                } catch {
-                    outcome = .failure(error)
-                    return false
-                }
-            },
-            fail: { error in outcome = .failure(error) }
-        )
-        groupCommitter.submit(
-            ticket,
-            writer: ClusterGroupWriter(storage: self),
             options: options,
             metrics: metrics,
             logger: logger
-        )
-        ticket.finish()
-        guard let outcome else { throw .internal("the write request was not run") }
-        return try outcome.get()
+        ) { (unit) throws(APIError) -> HTTPResponse in
+            try unit.committingAlone(deadline: write.deadline, isOneStatement: write.isOneStatement) {
+                (session) throws(APIError) -> HTTPResponse in try write.body(session)
+            }
+        }
     }
 }

@@ -1,0 +1,43 @@
+import Logging
+
+extension GroupCommitter {
+    /// Runs `body` in the next group on `writer` and returns its value once the group's `COMMIT` is over (an fsync
+    /// locally, a Raft entry on a majority on the cluster), or throws the request's error: the one waiting
+    /// submission of both storages' writes (``SQLiteService/onWriterInGroup(metrics:deadline:bytes:isOneTransaction:options:_:)``,
+    /// ``ClusterStorage/runInGroup(_:options:metrics:logger:)``). The calling thread may lead the group.
+    func perform<T>(
+        writer: Writer,
+        bytes: Int,
+        deadline: ContinuousClock.Instant?,
+        isOneTransaction: Bool,
+        writerWaitLimit: ContinuousClock.Instant? = nil,
+        options: GroupCommitOptions,
+        metrics: ServiceMetrics?,
+        logger: Logger,
+        _ body: (Writer.Unit) throws(APIError) -> T
+    ) throws(APIError) -> T {
+        var outcome: Result<T, APIError>?
+        withoutActuallyEscaping(body) { body in
+            let ticket = GroupTicket<Writer.Unit>(
+                bytes: bytes,
+                deadline: deadline,
+                isOneTransaction: isOneTransaction,
+                writerWaitLimit: writerWaitLimit,
+                run: { unit in
+                    do throws(APIError) {
+                        outcome = .success(try body(unit))
+                        return true
+                    } catch {
+                        outcome = .failure(error)
+                        return false
+                    }
+                },
+                fail: { error in outcome = .failure(error) }
+            )
+            submit(ticket, writer: writer, options: options, metrics: metrics, logger: logger)
+            ticket.finish()
+        }
+        guard let outcome else { throw .internal("the write request was not run") }
+        return try outcome.get()
+    }
+}
