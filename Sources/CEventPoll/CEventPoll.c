@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
 #include "CEventPoll.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -50,4 +52,11 @@ int cep_available_cpu_count(void) {
     }
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     return online > 0 ? (int)online : 1;
+}
+
+int cep_name_current_thread(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = 0;
+    return pthread_setname_np(pthread_self(), truncated);
 }

@@ -37,4 +37,8 @@ int cep_wait(int epfd, cep_event *events, int capacity, int timeout_ms);
 /// CPU cores this process may run on (its affinity mask, as a container limits it), at least 1.
 int cep_available_cpu_count(void);
 
+/// Names the calling thread (what `top -H`, `perf` and `gdb` show): its first 15 bytes, the kernel's limit; 0, or an
+/// error number.
+int cep_name_current_thread(const char *name);
+
 #endif

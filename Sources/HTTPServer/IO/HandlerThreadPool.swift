@@ -1,3 +1,4 @@
+import CEventPoll
 import Dispatch
 import Foundation
 import Synchronization
@@ -34,11 +35,12 @@ final class HandlerThreadPool: Sendable {
         }
         guard !alreadyStarted else { return }
         for index in 0..<threadCount {
-            // Named from the thread itself, at most 15 bytes: Linux ignores a name Foundation sets before the start,
-            // and refuses a longer one (the name is what `top -H`, `perf` and `gdb` show).
-            let threadName = String(decoding: Array("\(name) \(index)".utf8.prefix(15)), as: UTF8.self)
+            // Named from the thread itself, cut to 15 bytes: on Linux Foundation applies no name set before the
+            // start, and its `Thread.current.name` from inside was seen not to apply once in a full test run; the
+            // kernel refuses longer names (the name is what `top -H`, `perf` and `gdb` show).
+            let threadName = "\(name) \(index)"
             let thread = Thread { [self] in
-                Thread.current.name = threadName
+                _ = cep_name_current_thread(threadName)
                 run()
             }
             thread.start()
