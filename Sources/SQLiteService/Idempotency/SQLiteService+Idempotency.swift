@@ -20,6 +20,26 @@ extension SQLiteService {
         let key = try IdempotencyKey(request, tokenName: tokenName)
         let write = try make(self, request, settings.limits)
         guard let key else { return write }
+        let (claim, run) = try claimKey(key, of: request, settings: settings)
+        // One transaction whatever the endpoint: the key's row commits with the request's changes (a `/batch`'s
+        // statements each in a savepoint of their own inside it).
+        var keyed = StorageWrite(deadline: write.deadline, bytes: write.bytes, isOneTransaction: true) {
+            session throws(APIError) in try run.run(write, on: session)
+        }
+        keyed.claim = claim
+        return keyed
+    }
+}
+
+extension SQLiteService {
+    /// Claims `key` for `request` on this node (409 or 422 while another request holds it, counted in the metrics)
+    /// and makes the keyed run of the request: the one place both the write endpoints (``storageWrite(_:_:settings:tokenName:)``)
+    /// and the keyed commit of `/transactions` take a key. The caller releases the claim once the request is answered.
+    func claimKey(
+        _ key: IdempotencyKey,
+        of request: HTTPRequest,
+        settings: ServiceSettings
+    ) throws(APIError) -> (IdempotencyClaim, IdempotentWrite) {
         let fingerprint = IdempotencyFingerprint(request)
         let metrics = settings.options.metrics
         let claim: IdempotencyClaim
@@ -37,17 +57,9 @@ extension SQLiteService {
             retention: settings.options.idempotencyRetentionSeconds,
             metrics: metrics
         )
-        // One transaction whatever the endpoint: the key's row commits with the request's changes (a `/batch`'s
-        // statements each in a savepoint of their own inside it).
-        var keyed = StorageWrite(deadline: write.deadline, bytes: write.bytes, isOneTransaction: true) {
-            session throws(APIError) in try run.run(write, on: session)
-        }
-        keyed.claim = claim
-        return keyed
+        return (claim, run)
     }
-}
 
-extension SQLiteService {
     /// Whether a pass of ``expireIdempotencyKeys()`` is due now (true for one caller per interval).
     func idempotencyExpiryIsDue() -> Bool {
         idempotencyExpiry.isDue(

@@ -122,23 +122,8 @@ extension SQLiteService {
                 WriteAnswer(response: Self.jsonResponse(TransactionBodies.committed), keepsChanges: true)
             }
         }
-        let fingerprint = IdempotencyFingerprint(request)
-        let claim: IdempotencyClaim
-        do {
-            claim = try idempotencyRunning.claim(key, fingerprint)
-        } catch {
-            if let idempotency = metrics?.idempotency {
-                (error.status == 409 ? idempotency.inProgress : idempotency.reused).increment()
-            }
-            throw error
-        }
+        let (claim, keyed) = try claimKey(key, of: request, settings: settings)
         defer { claim.release() }
-        let keyed = IdempotentWrite(
-            key: key,
-            fingerprint: fingerprint,
-            retention: settings.options.idempotencyRetentionSeconds,
-            metrics: metrics
-        )
         let handle: any TransactionHandle
         do {
             handle = try transactions.checkOut(id, token: token)
