@@ -39,6 +39,21 @@ extension Database {
     }
 }
 
+extension Database {
+    /// `COMMIT` (durable once it returns, with `synchronous=FULL`); when it fails, the transaction is rolled back if
+    /// still open and the error says so (`rolled_back`). A group's commit and an interactive transaction's both.
+    func commitOrRollBack() throws(APIError) {
+        do {
+            try commit()
+        } catch {
+            var failure = APIError(error, db: self)
+            failure.rolledBack = true
+            if isInTransaction { try? rollback() }
+            throw failure
+        }
+    }
+}
+
 extension APIError {
     /// What SQLite answers when a transaction with an unresolved deferred foreign key violation commits.
     static var deferredForeignKeyViolation: APIError {

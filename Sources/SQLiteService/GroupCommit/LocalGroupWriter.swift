@@ -36,14 +36,7 @@ struct LocalGroupWriter: GroupWriter {
     }
 
     func commit(_ db: Database) throws(APIError) {
-        do {
-            try db.commit()
-        } catch {
-            var failure = APIError(error, db: db)
-            failure.rolledBack = true
-            if db.isInTransaction { try? db.rollback() }
-            throw failure
-        }
+        try db.commitOrRollBack()
     }
 
     func rollback(_ db: Database) {

@@ -61,15 +61,12 @@ final class LocalWriteTransaction: TransactionHandle {
                 try beforeCommit(LocalWriteSession(db))
             }
             guard db.isInTransaction else { throw APIError.transactionLost }
-            do {
+            do throws(APIError) {
                 // synchronous=FULL: the COMMIT returns once the WAL is on disk.
-                try db.commit()
+                try db.commitOrRollBack()
             } catch {
-                var failure = APIError(error, db: db)
-                failure.rolledBack = true
-                if db.isInTransaction { try? db.rollback() }
                 open.store(false, ordering: .releasing)
-                throw failure
+                throw error
             }
             open.store(false, ordering: .releasing)
             return answer
