@@ -9,12 +9,15 @@ import Testing
 ///
 /// To make a group on demand, a raw wire client holds the leader's write lock (`BEGIN IMMEDIATE`): the node's
 /// first write waits for the lock, and every write sent meanwhile queues behind it and forms the next group.
+///
+/// The suite has a shared cluster of its own (``SharedCluster/Sharing/heldLeaderLock``): the held lock would make
+/// the other suites' writes wait, and theirs would hold it when this suite needs it.
 @Suite(.serialized) struct ClusterGroupCommitTests {
     /// Checks that writes from 16 clients sent through a follower while the leader's write lock is held are not
     /// answered while it is held, are all answered 200 once it is released, every row is there, and they were
     /// committed in at most three groups (the follower's group series).
     @Test func writesFromManyClients_formOneGroupAnsweredAfterItsCommit() throws {
-        let cluster = try SharedCluster.get()
+        let cluster = try SharedCluster.get(.heldLeaderLock)
         let follower = try cluster.followerIDs()[0]
         let table = uniqueTableName("cgc")
         try cluster.client(follower).update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, v TEXT)")
@@ -37,7 +40,7 @@ import Testing
     /// Checks that in one group, the requests that fail (a UNIQUE violation, a failing `/transaction`, a `/batch`
     /// stopped at its failing statement) get their own error and leave nothing, while the others are committed.
     @Test func failingRequestsInAGroup_leaveTheOthersCommitted() throws {
-        let cluster = try SharedCluster.get()
+        let cluster = try SharedCluster.get(.heldLeaderLock)
         let follower = try cluster.followerIDs()[1]
         let table = uniqueTableName("cgc")
         try cluster.client(follower).update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, k TEXT UNIQUE)")
@@ -87,7 +90,7 @@ import Testing
     /// Checks that a request whose statement makes SQLite roll the whole group transaction back (`INSERT OR
     /// ROLLBACK` meeting a UNIQUE key) fails alone: the group's other requests run again and are committed.
     @Test func requestRollingBackTheWholeTransaction_failsAlone() throws {
-        let cluster = try SharedCluster.get()
+        let cluster = try SharedCluster.get(.heldLeaderLock)
         let follower = try cluster.followerIDs()[0]
         let table = uniqueTableName("cgc")
         try cluster.client(follower).update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, k TEXT UNIQUE)")
@@ -116,7 +119,7 @@ import Testing
     /// Checks that a client's `/transaction` inside a group cannot name a group savepoint (the reserved prefix):
     /// 403 `SQLITE_AUTH`, and the group's other requests are committed.
     @Test func reservedSavepointNames_areRefusedInsideAGroup() throws {
-        let cluster = try SharedCluster.get()
+        let cluster = try SharedCluster.get(.heldLeaderLock)
         let follower = try cluster.followerIDs()[1]
         let table = uniqueTableName("cgc")
         try cluster.client(follower).update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, v TEXT)")
@@ -151,7 +154,7 @@ import Testing
     /// Checks that keyed writes in one group run once each: sent twice at once under the same keys while the lock
     /// is held, every key's row exists once and both answers of a key agree (or one is 409, still running).
     @Test func keyedWritesInAGroup_runOnce() throws {
-        let cluster = try SharedCluster.get()
+        let cluster = try SharedCluster.get(.heldLeaderLock)
         let follower = try cluster.followerIDs()[0]
         let table = uniqueTableName("cgc")
         try cluster.client(follower).update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, k TEXT)")
@@ -178,7 +181,7 @@ import Testing
     /// `SQLITE_CONSTRAINT_FOREIGNKEY`, rolled back), as it does on one node, while the group's other requests are
     /// committed: the violation shows only at the group's `COMMIT`, after which each request runs again alone.
     @Test func deferredForeignKeyViolation_failsOnlyItsRequest() throws {
-        let cluster = try SharedCluster.get()
+        let cluster = try SharedCluster.get(.heldLeaderLock)
         let follower = try cluster.followerIDs()[1]
         let parent = uniqueTableName("cgcp")
         let child = uniqueTableName("cgcc")
@@ -211,7 +214,7 @@ import Testing
     /// leaves nothing in a group, as the local group commit's savepoint does, while plain one-statement requests
     /// (run without a savepoint of their own) and a failing one among them keep only their own effects.
     @Test func oneStatementRequests_failAloneAndOrFailKeepsNothing() throws {
-        let cluster = try SharedCluster.get()
+        let cluster = try SharedCluster.get(.heldLeaderLock)
         let follower = try cluster.followerIDs()[0]
         let table = uniqueTableName("cgc")
         try cluster.client(follower).update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, k TEXT UNIQUE)")

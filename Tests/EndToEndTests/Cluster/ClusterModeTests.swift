@@ -106,6 +106,7 @@ import Testing
         let table = uniqueTableName("cc")
         try cluster.client(1).ok("/update", #"{"sql": "CREATE TABLE \#(table)(id INTEGER PRIMARY KEY, v INTEGER)"}"#)
         let statuses = Mutex<[Int]>([])
+        let failures = Mutex<[String]>([])
         let group = DispatchGroup()
         for worker in 0..<6 {
             let node = worker % 3 + 1
@@ -118,15 +119,18 @@ import Testing
                         ? #"{"statements": [{"sql": "INSERT INTO \#(table)(v) VALUES (\#(value))"}, "#
                             + #"{"sql": "SELECT count(*) FROM \#(table)"}]}"#
                         : #"{"sql": "INSERT INTO \#(table)(v) VALUES (?)", "params_batch": [[\#(value)], [-1]]}"#
-                    let status = (try? client.post(round.isMultiple(of: 2) ? "/transaction" : "/update", body))?.status
-                    statuses.withLock { $0.append(status ?? 0) }
+                    let response = try? client.post(round.isMultiple(of: 2) ? "/transaction" : "/update", body)
+                    statuses.withLock { $0.append(response?.status ?? 0) }
+                    if let response, response.status != 200 {
+                        failures.withLock { $0.append("node \(node): \(response.status) \(response.bodyText)") }
+                    }
                 }
             }
         }
         group.wait()
         let answered = statuses.withLock { $0 }
         #expect(answered.count == 60)
-        #expect(answered.allSatisfy { $0 == 200 }, "\(answered.filter { $0 != 200 })")
+        #expect(answered.allSatisfy { $0 == 200 }, "\(failures.withLock { $0 })")
         let counts = try cluster.client(2).ok(
             "/query",
             #"{"sql": "SELECT count(*) AS n, count(DISTINCT v) AS d FROM \#(table)", "shape": "arrays"}"#

@@ -7,9 +7,9 @@ import Glibc
 #endif
 
 /// Three real `sqlited` processes in cluster mode on 127.0.0.1, each with its own HTTP port, Raft port and data
-/// directory: node 1 bootstraps, node 2 joins through node 1, node 3 through node 2. One is shared by the cluster
-/// end-to-end suites (``get()``), started on first use and killed, its directories removed, when the test process
-/// exits; a test that stops nodes starts its own (``init()``), killed when it is released, and may start a killed
+/// directory: node 1 bootstraps, node 2 joins through node 1, node 3 through node 2. The cluster end-to-end suites
+/// share one (``get(_:)``; those that hold the leader's write lock on purpose share another), started on first use
+/// and killed, its directories removed, when the test process exits; a test that stops nodes starts its own (``init(networkLatencyMilliseconds:)``), killed when it is released, and may start a killed
 /// node again (``restart(_:)``) on its HTTP port, Raft address and data directory.
 ///
 /// Every start and request is bounded in time: each process must announce its listener within 60 s (a join waits
@@ -34,7 +34,11 @@ final class SharedCluster: @unchecked Sendable {
     private let launches: [(arguments: [String], environment: [String: String])]
     private let directory: TemporaryDirectory
 
-    init() throws {
+    /// - Parameter networkLatencyMilliseconds: `cluster.network_latency_ms` of every node (the election timeout is
+    ///   15 times it); nil keeps dqlite's default (3 s). A cluster whose nodes are killed takes 20 ms, so that a new
+    ///   leader comes within a second; the shared cluster, whose nodes are never killed, keeps the default, so
+    ///   that a test process starving the nodes of CPU for a few hundred milliseconds starts no election.
+    init(networkLatencyMilliseconds: Int? = 20) throws {
         directory = try TemporaryDirectory(prefix: "sqlited-e2ecluster")
         backupDirectory = directory.path("backups")
         var nodes: [Node] = []
@@ -52,9 +56,10 @@ final class SharedCluster: @unchecked Sendable {
             if let previous = nodes.last {
                 arguments += ["--cluster-join", previous.raftAddress]
             }
-            let environment = [
-                "SQLITED_CLUSTER_NETWORK_LATENCY_MS": "20", "SQLITED_BACKUP_DIRECTORY": backupDirectory.path,
-            ]
+            var environment = ["SQLITED_BACKUP_DIRECTORY": backupDirectory.path]
+            if let networkLatencyMilliseconds {
+                environment["SQLITED_CLUSTER_NETWORK_LATENCY_MS"] = "\(networkLatencyMilliseconds)"
+            }
             let process = try Self.start(arguments: arguments, environment: environment)
             processes.append(process)
             launches.append((arguments, environment))
@@ -109,28 +114,53 @@ final class SharedCluster: @unchecked Sendable {
         processes[id - 1] = try Self.start(arguments: arguments, environment: launch.environment)
     }
 
-    private static let started: Result<SharedCluster, any Error> = {
-        let result = Result { try SharedCluster() }
-        if case .success(let cluster) = result {
-            running.withLock { $0 = cluster }
-            atexit { SharedCluster.stopRunning() }
-        }
-        return result
-    }()
-
-    private static let running = Mutex<SharedCluster?>(nil)
-
-    private static func stopRunning() {
-        guard let cluster = running.withLock({ $0.take() }) else { return }
-        for process in cluster.processes {
-            _ = process.kill()
-        }
-        try? FileManager.default.removeItem(at: cluster.directory.url)
+    /// Which shared cluster a suite uses: most share one; a suite that holds the leader's write lock on purpose for
+    /// a while (to queue writes behind it) has one of its own, so that it neither makes the others' writes wait nor
+    /// finds the lock held by theirs.
+    enum Sharing: Hashable, Sendable {
+        case everyone
+        case heldLeaderLock
     }
 
-    /// The shared cluster, starting it if this is the first call.
-    static func get() throws -> SharedCluster {
-        try started.get()
+    /// The shared clusters started so far; each is killed, its directories removed, when the process exits.
+    private static let running = Mutex<[Sharing: Result<SharedCluster, ClusterStartError>]>([:])
+
+    /// Why a shared cluster could not start (each later ``get(_:)`` reports it again).
+    struct ClusterStartError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static func stopRunning() {
+        let clusters = running.withLock { running in
+            defer { running = [:] }
+            return running.values.compactMap { try? $0.get() }
+        }
+        for cluster in clusters {
+            for process in cluster.processes {
+                _ = process.kill()
+            }
+            try? FileManager.default.removeItem(at: cluster.directory.url)
+        }
+    }
+
+    /// Registers ``stopRunning()`` with `atexit` once.
+    private static let stopsAtExit: Void = { atexit { SharedCluster.stopRunning() } }()
+
+    /// The shared cluster for `sharing`, starting it if this is the first call for it.
+    static func get(_ sharing: Sharing = .everyone) throws -> SharedCluster {
+        try running.withLock { running in
+            if let started = running[sharing] { return started }
+            _ = stopsAtExit
+            let started = Result { () throws(ClusterStartError) -> SharedCluster in
+                do {
+                    return try SharedCluster(networkLatencyMilliseconds: nil)
+                } catch {
+                    throw ClusterStartError(description: "the shared cluster did not start: \(error)")
+                }
+            }
+            running[sharing] = started
+            return started
+        }.get()
     }
 
     /// A client of node `id` (1, 2 or 3).
