@@ -260,7 +260,9 @@ public final class ClusterClient: Sendable {
 
     /// Runs `body` in a transaction on one leader connection: BEGIN (`BEGIN IMMEDIATE` when `immediate`, see
     /// ``beginTransaction(immediate:deadline:)``), the body's statements, COMMIT; ROLLBACK when the body throws.
-    /// Finding the leader and BEGIN are retried within the call timeout; nothing after.
+    /// Finding the leader and BEGIN are retried within the call timeout (and until `deadline`, the caller's time
+    /// limit, when it comes first: a BEGIN still meeting another connection's lock then is `SQLITE_BUSY`); nothing
+    /// after.
     ///
     /// The body must not run BEGIN, COMMIT or ROLLBACK itself. A statement that fails with `.failure` leaves the
     /// transaction open (the body may go on, as with SQLite) unless SQLite rolled it back with the failure
@@ -269,8 +271,12 @@ public final class ClusterClient: Sendable {
     /// - Throws: what `body` throws (after the rollback); ``ClusterError`` `.unavailable` when no leader took
     ///   the BEGIN or the connection broke before COMMIT was sent (nothing was committed), `.outcomeUnknown` when
     ///   COMMIT was sent and no answer came, `.failure` when the leader refused the COMMIT (rolled back).
-    public func transaction<T>(immediate: Bool = false, _ body: (ClusterTransaction) throws -> T) throws -> T {
-        let transaction = try beginTransaction(immediate: immediate)
+    public func transaction<T>(
+        immediate: Bool = false,
+        deadline: ContinuousClock.Instant? = nil,
+        _ body: (ClusterTransaction) throws -> T
+    ) throws -> T {
+        let transaction = try beginTransaction(immediate: immediate, deadline: deadline)
         let value: T
         do {
             value = try body(transaction)

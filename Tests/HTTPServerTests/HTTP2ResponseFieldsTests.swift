@@ -64,9 +64,13 @@ import Testing
         #expect(Self.pairs(fields) == [":status=204"])
     }
 
-    /// `:status` is always three digits: a code out of range is clamped to 100...999.
-    @Test(arguments: [(100, "100"), (200, "200"), (999, "999"), (99, "100"), (0, "100"), (-5, "100"), (1000, "999")])
-    func reset_writesThreeDigitsClamped(status: Int, digits: String) {
+    /// `:status` is a final response's code: one outside 200...599 (a handler's mistake) is sent as 500, as on
+    /// HTTP/1.1.
+    @Test(arguments: [
+        (200, "200"), (204, "204"), (599, "599"), (100, "500"), (199, "500"), (600, "500"), (999, "500"), (0, "500"),
+        (-5, "500"), (1000, "500"),
+    ])
+    func reset_writesAFinalCode(status: Int, digits: String) {
         let fields = HTTP2ResponseFields()
         fields.reset(status: status)
         #expect(Self.pairs(fields) == [":status=\(digits)"])

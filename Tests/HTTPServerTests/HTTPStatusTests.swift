@@ -37,11 +37,22 @@ import Testing
         #expect(Set([HTTPStatus.ok, HTTPStatus(code: 200), status]).count == 2)
     }
 
-    /// 1xx, 204 and 304 never carry content (RFC 9110 §6.4.1); every other status may.
-    @Test func forbidsContent_for1xx204And304Only() {
-        for code in 100...599 {
-            let expected = (100...199).contains(code) || code == 204 || code == 304
+    /// 204 and 304 never carry content (RFC 9110 §6.4.1); every other status may, a handler's 1xx included: it is
+    /// sent as 500.
+    @Test func forbidsContent_for204And304Only() {
+        for code in -1...1000 {
+            let expected = code == 204 || code == 304
             #expect(HTTPStatus(code: code).forbidsContent == expected, "\(code)")
+        }
+    }
+
+    /// A final response's code is sent as it is; any other as 500, with 500's reason phrase.
+    @Test func finalCode_isTheCodeOr500() {
+        for code in -1...1000 {
+            let status = HTTPStatus(code: code, reasonPhrase: "Mine")
+            let isFinal = (200...599).contains(code)
+            #expect(status.finalCode == (isFinal ? code : 500), "\(code)")
+            #expect(status.finalReasonPhrase == (isFinal ? "Mine" : "Internal Server Error"), "\(code)")
         }
     }
 

@@ -47,6 +47,17 @@ import Testing
         #expect(Self.lines(status: HTTPStatus(code: 200, reasonPhrase: "")).first == "HTTP/1.1 200 ")
     }
 
+    /// A handler's code that is not a final response's (200...599) is sent as 500 with its standard reason: a 1xx
+    /// would be taken for an interim response, a code of other than three digits breaks the status line.
+    @Test(arguments: [42, 0, -1, 100, 101, 199, 600, 999, 12_345])
+    func statusLine_aCodeNotOfAFinalResponseIsSentAs500(code: Int) {
+        #expect(Self.lines(status: HTTPStatus(code: code)).first == "HTTP/1.1 500 Internal Server Error")
+        #expect(
+            Self.lines(status: HTTPStatus(code: code, reasonPhrase: "Mine")).first
+                == "HTTP/1.1 500 Internal Server Error"
+        )
+    }
+
     /// An HTTP/1.0 request is answered with an HTTP/1.1 status line (RFC 9110 §6.2: the server's own version).
     @Test func statusLine_saysHTTP11ForAnHTTP10Client() {
         #expect(Self.lines(version: .http1_0, serverHeader: nil).first == "HTTP/1.1 200 OK")

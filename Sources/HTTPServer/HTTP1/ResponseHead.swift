@@ -95,9 +95,9 @@ enum ResponseHead {
     ) {
         // Built as bytes, not by String concatenation: this runs once per response.
         head.appendLiteral("HTTP/1.1 ")
-        head.appendDecimal(status.code)
+        head.appendDecimal(status.finalCode)
         head.appendLiteral(" ")
-        head.appendUTF8(sanitizedReason(status.reasonPhrase))
+        head.appendUTF8(sanitizedReason(status.finalReasonPhrase))
         head.appendLiteral("\r\nDate: ")
         HTTPDate.withCurrentBytes { head.appendBytes($0) }
         head.appendLiteral("\r\n")

@@ -54,11 +54,12 @@ final class HTTP2ResponseFields: ByteOutput {
 
     var hasOverflowed: Bool { false }
 
-    /// Starts a new header block with `:status` (three digits; out-of-range codes are clamped to 100...999).
+    /// Starts a new header block with `:status`: ``HTTPStatus/finalCode`` (a code other than a final response's,
+    /// 200...599, is sent as 500, as on HTTP/1.1).
     func reset(status: Int) {
         byteCount = 0
         spans.removeAll(keepingCapacity: true)
-        let code = min(max(status, 100), 999)
+        let code = HTTPStatus.finalCode(status)
         var output = self
         output.appendLiteral(":status")
         reserve(3)

@@ -20,8 +20,27 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(code) \(reasonPhrase)" }
 
-    /// Whether a response with this status never carries content (RFC 9110 §6.4.1: 1xx, 204, 304).
-    public var forbidsContent: Bool { (100..<200).contains(code) || code == 204 || code == 304 }
+    /// Whether a response with this status never carries content (RFC 9110 §6.4.1: 204, 304), as sent
+    /// (``finalCode``: a handler's 1xx is sent as 500, which may carry content).
+    public var forbidsContent: Bool {
+        let code = finalCode
+        return code == 204 || code == 304
+    }
+
+    /// The code a handler's response is sent with, on both protocols: a final response's code (200...599, RFC 9110
+    /// §15); any other is the handler's mistake and is sent as 500, so that the response stays well framed (a 1xx is
+    /// interim: the client would wait for another response; a code of other than three digits breaks the status
+    /// line). The server's own interim responses (100 Continue, 101 Switching Protocols) do not come through here.
+    public var finalCode: Int { Self.finalCode(code) }
+
+    /// ``finalCode`` of `code`.
+    static func finalCode(_ code: Int) -> Int { (200...599).contains(code) ? code : 500 }
+
+    /// The reason phrase sent with ``finalCode``: this status's own, or 500's standard one when the code was not a
+    /// final response's.
+    var finalReasonPhrase: String {
+        (200...599).contains(code) ? reasonPhrase : Self.standardReasonPhrase(for: 500)
+    }
 
     public static let `continue` = HTTPStatus(code: 100)
     public static let ok = HTTPStatus(code: 200)

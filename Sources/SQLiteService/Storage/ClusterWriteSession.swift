@@ -110,8 +110,9 @@ struct ClusterWriteSession: WriteSession {
         let value: T
         do {
             // BEGIN IMMEDIATE: another node's transaction holding the leader's lock is met (and waited for) at the
-            // BEGIN, before any of the body's statements ran.
-            value = try writer.transaction(immediate: true) { transaction in
+            // BEGIN, before any of the body's statements ran — until the request's time limit at most: a lock held
+            // past it is 503 `SQLITE_BUSY` (nothing ran), not a request that then runs out of time part way.
+            value = try writer.transaction(immediate: true, deadline: deadline) { transaction in
                 try body(
                     ClusterWriteSession(
                         schema: schema,

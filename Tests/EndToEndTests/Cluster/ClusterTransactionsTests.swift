@@ -4,13 +4,14 @@ import Synchronization
 import Testing
 
 /// `/transactions` on the cluster storage: one leader connection held per transaction, through any node; other
-/// writers meet the leader's write lock and wait.
+/// writers meet the leader's write lock and wait. On a shared cluster of its own
+/// (``SharedCluster/Sharing/interactiveTransactions``): its transactions hold the lock across HTTP round trips.
 @Suite(.serialized) struct ClusterTransactionsTests {
     /// Checks a write transaction opened through a follower: reads and writes in it, a failing request undoing
     /// only itself, nothing visible before the commit, everything after it on every node; the ID belongs to the
     /// node that opened it.
     @Test func writeTransactionThroughAFollower_commitsOnTheLeader() throws {
-        let cluster = try SharedCluster.get()
+        let cluster = try SharedCluster.get(.interactiveTransactions)
         let table = uniqueTableName("ctxn")
         let followers = try cluster.followerIDs()
         let leader = try cluster.leaderID()
@@ -39,7 +40,7 @@ import Testing
 
     /// Checks a `read_only` transaction on the cluster: one snapshot while writes commit, writes refused.
     @Test func readOnly_seesOneSnapshot() throws {
-        let cluster = try SharedCluster.get()
+        let cluster = try SharedCluster.get(.interactiveTransactions)
         let table = uniqueTableName("ctxn")
         let leader = try cluster.leaderID()
         try cluster.client(leader).update("CREATE TABLE \(table)(x INTEGER)")
@@ -58,7 +59,7 @@ import Testing
     /// Checks that a write through another node waits for an open write transaction and runs once it commits,
     /// and that increments from clients on every node through transactions lose no update.
     @Test func writersWaitForTheTransaction_andNoUpdateIsLost() throws {
-        let cluster = try SharedCluster.get()
+        let cluster = try SharedCluster.get(.interactiveTransactions)
         let table = uniqueTableName("ctxn")
         let leader = try cluster.leaderID()
         try cluster.client(leader).update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")

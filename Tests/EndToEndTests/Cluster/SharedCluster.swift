@@ -8,7 +8,7 @@ import Glibc
 
 /// Three real `sqlited` processes in cluster mode on 127.0.0.1, each with its own HTTP port, Raft port and data
 /// directory: node 1 bootstraps, node 2 joins through node 1, node 3 through node 2. The cluster end-to-end suites
-/// share one (``get(_:)``; those that hold the leader's write lock on purpose share another), started on first use
+/// share one (``get(_:)``; each that holds the leader's write lock on purpose has another), started on first use
 /// and killed, its directories removed, when the test process exits; a test that stops nodes starts its own (``init(networkLatencyMilliseconds:)``), killed when it is released, and may start a killed
 /// node again (``restart(_:)``) on its HTTP port, Raft address and data directory.
 ///
@@ -115,11 +115,14 @@ final class SharedCluster: @unchecked Sendable {
     }
 
     /// Which shared cluster a suite uses: most share one; a suite that holds the leader's write lock on purpose for
-    /// a while (to queue writes behind it) has one of its own, so that it neither makes the others' writes wait nor
-    /// finds the lock held by theirs.
+    /// a while has one of its own, so that it neither makes the others' writes wait (past their time limit, under a
+    /// loaded test process) nor finds the lock held by theirs.
     enum Sharing: Hashable, Sendable {
         case everyone
+        /// ClusterGroupCommitTests: a raw wire client holds the lock to queue writes behind it.
         case heldLeaderLock
+        /// ClusterTransactionsTests: interactive transactions hold the lock across HTTP round trips.
+        case interactiveTransactions
     }
 
     /// The shared clusters started so far; each is killed, its directories removed, when the process exits.
