@@ -1,18 +1,6 @@
 import SQLiteEngine
 
 extension APIError {
-    /// 503 `SQLITE_BUSY` with `Retry-After`: a write waited for the writer (another group, an interactive
-    /// transaction, another node's on the cluster's leader) for the whole of its time limit and did not run — the
-    /// contract's answer to a write that waited for the lock in vain, safe to retry; `TIMEOUT` is for a statement
-    /// that ran out of time.
-    static var writerBusyPastDeadline: APIError {
-        .sqlite(
-            name: "SQLITE_BUSY",
-            code: ResultCode.SQLITE_BUSY.rawValue,
-            message: "the writer was busy for the whole of the request's time limit; nothing was run"
-        )
-    }
-
     /// Maps any error raised while running statements to the contract's error.
     ///
     /// An `SQLITE_AUTH` failure is explained with the policy's recorded reason

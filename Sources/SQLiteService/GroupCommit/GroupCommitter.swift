@@ -11,8 +11,7 @@ import Synchronization
 final class GroupTicket<Unit>: @unchecked Sendable {
     /// The size of the request's body, counted against `max_bytes`.
     let bytes: Int
-    /// When the request's time limit runs out: a request still waiting for the writer then fails without running,
-    /// with 503 `SQLITE_BUSY` (``APIError/writerBusyPastDeadline``).
+    /// When the request's time limit runs out: past it, the request fails with `TIMEOUT` without running.
     let deadline: ContinuousClock.Instant?
     /// Whether the request's work is one transaction when it runs alone in autocommit mode (a `/batch`'s is not:
     /// each of its statements commits on its own), so that a group of it alone can skip the group's transaction.
@@ -307,7 +306,7 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
         metrics: ServiceMetrics?
     ) {
         if let deadline = member.deadline, ContinuousClock.now >= deadline {
-            member.fail(.writerBusyPastDeadline)
+            member.fail(.timeout("the request's time limit was reached while it waited for the writer"))
             return
         }
         let started = ContinuousClock.now
@@ -383,7 +382,7 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
             let member = toRun[index]
             index += 1
             if let deadline = member.deadline, ContinuousClock.now >= deadline {
-                member.fail(.writerBusyPastDeadline)
+                member.fail(.timeout("the request's time limit was reached while it waited for the writer"))
                 continue
             }
             let succeededAlone = member.run(unit)

@@ -247,6 +247,28 @@ import Testing
         #expect(stored == Set((0..<8).map { "p\($0)" } + ["taken", "pre"]))
     }
 
+    /// Checks that a lone `/transaction` meeting the leader's write lock held (by another connection, for longer
+    /// than the request's `timeout_ms`) waits for it until its own time limit only, then is 503 `SQLITE_BUSY` with
+    /// `Retry-After`, and changed nothing. (Its `BEGIN IMMEDIATE` used to wait out the cluster client's 10 s call
+    /// timeout: the client below, which gives up after 8 s, would have seen no answer while the lock was held.)
+    @Test func aLoneTransactionMeetingTheHeldLock_isBusyAtItsTimeLimit() throws {
+        let cluster = try SharedCluster.get(.heldLeaderLock)
+        let follower = try cluster.followerIDs()[0]
+        let table = uniqueTableName("cgc")
+        try cluster.client(follower).update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, k TEXT)")
+        let answer = try Self.whileLeaderLockIsHeld(cluster) { () throws -> HTTPTestResponse in
+            let client = try HTTPTestClient(baseURL: cluster.nodes[follower - 1].baseURL, timeoutSeconds: 8)
+            return try client.postJSON(
+                "/transaction",
+                text: #"{"statements": [{"sql": "INSERT INTO \#(table)(k) VALUES ('x')"}], "timeout_ms": 500}"#
+            )
+        }
+        #expect(answer.status == 503, "\(answer.bodyText)")
+        #expect(answer.bodyText.contains(#""code":"SQLITE_BUSY""#), "\(answer.bodyText)")
+        #expect(answer.header("Retry-After") == "1")
+        #expect(try cluster.client(follower).scalarInt("SELECT count(*) FROM \(table)") == 0)
+    }
+
     /// Runs `body` while a raw wire client holds the leader's write lock (`BEGIN IMMEDIATE`), then releases it.
     private static func whileLeaderLockIsHeld<T>(_ cluster: SharedCluster, _ body: () throws -> T) throws -> T {
         let leader = try cluster.leaderID()
