@@ -46,9 +46,17 @@ extension DqliteConnection {
         }
     }
 
-    /// QUERY: binds `parameters` to a prepared statement and returns all its rows.
-    public func query(_ statement: DqliteStatement, parameters: [DqliteValue] = []) throws(DqliteError) -> DqliteRows {
-        try collectRows(.query(database: statement.database, statement: statement.id, parameters: parameters))
+    /// QUERY: binds `parameters` to a prepared statement and returns all its rows, within the request timeout or
+    /// `deadline`, whichever comes first (as ``query(sql:parameters:database:deadline:)``).
+    public func query(
+        _ statement: DqliteStatement,
+        parameters: [DqliteValue] = [],
+        deadline: ContinuousClock.Instant? = nil
+    ) throws(DqliteError) -> DqliteRows {
+        try collectRows(
+            .query(database: statement.database, statement: statement.id, parameters: parameters),
+            deadline: deadline
+        )
     }
 
     /// FINALIZE: releases a prepared statement.

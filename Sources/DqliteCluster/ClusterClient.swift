@@ -130,19 +130,29 @@ public final class ClusterClient: Sendable {
     ///
     /// - Throws: ``ClusterError`` `.failure` (the leader refused the statement), `.unavailable`,
     ///   `.deadlineExceeded`, `.invalidArgument`, `.tooLarge`.
+    ///
+    /// With `prepared`, `sql` must hold one statement: it is prepared once per leader connection and kept
+    /// (PREPARE, then QUERY by its id; ``PooledConnection/prepared(_:timedBy:)``), so the leader does not parse it
+    /// again for every request.
     public func query(
         _ sql: String,
         parameters: [DqliteValue] = [],
-        deadline: ContinuousClock.Instant? = nil
+        deadline: ContinuousClock.Instant? = nil,
+        prepared: Bool = false
     ) throws(ClusterError) -> DqliteRows {
         try run(sql: sql, isWrite: false, callerDeadline: deadline) { (pooled) throws(DqliteError) in
-            try timed { () throws(DqliteError) in
-                try pooled.connection.query(
-                    sql: sql,
-                    parameters: parameters,
-                    database: pooled.database,
-                    deadline: deadline
-                )
+            guard prepared else {
+                return try timed { () throws(DqliteError) in
+                    try pooled.connection.query(
+                        sql: sql,
+                        parameters: parameters,
+                        database: pooled.database,
+                        deadline: deadline
+                    )
+                }
+            }
+            return try pooled.withPrepared(sql, timedBy: self) { (statement) throws(DqliteError) in
+                try pooled.connection.query(statement, parameters: parameters, deadline: deadline)
             }
         }
     }
@@ -205,14 +215,24 @@ public final class ClusterClient: Sendable {
     }
 
     /// Runs SQL that may write (EXEC_SQL) on the leader: rows affected and the last insert id. Retried only when
-    /// it certainly did not reach the leader.
+    /// it certainly did not reach the leader. With `prepared`, `sql` must hold one statement, kept prepared on the
+    /// connection (PREPARE, then EXEC by its id), as for ``query(_:parameters:deadline:prepared:)``.
     ///
     /// - Throws: ``ClusterError`` `.outcomeUnknown` when the write may or may not have been committed,
     ///   `.failure`, `.unavailable` (it certainly did not run), `.invalidArgument`.
-    public func exec(_ sql: String, parameters: [DqliteValue] = []) throws(ClusterError) -> DqliteExecResult {
+    public func exec(
+        _ sql: String,
+        parameters: [DqliteValue] = [],
+        prepared: Bool = false
+    ) throws(ClusterError) -> DqliteExecResult {
         try run(sql: sql, isWrite: true) { (pooled) throws(DqliteError) in
-            try timed { () throws(DqliteError) in
-                try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
+            guard prepared else {
+                return try timed { () throws(DqliteError) in
+                    try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
+                }
+            }
+            return try pooled.withPrepared(sql, timedBy: self) { (statement) throws(DqliteError) in
+                try pooled.connection.exec(statement, parameters: parameters)
             }
         }
     }

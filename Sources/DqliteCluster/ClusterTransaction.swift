@@ -29,18 +29,47 @@ public final class ClusterTransaction {
     ///
     /// - Throws: ``ClusterError`` `.failure` (the transaction stays open), `.unavailable` (the transaction is
     ///   over, uncommitted), `.invalidArgument`, `.tooLarge`.
-    public func query(_ sql: String, parameters: [DqliteValue] = []) throws(ClusterError) -> DqliteRows {
-        try run(sql) { () throws(DqliteError) in
-            try pooled.connection.query(sql: sql, parameters: parameters, database: pooled.database)
+    ///
+    /// With `prepared`, `sql` must hold one statement, kept prepared on the transaction's connection (see
+    /// ``ClusterClient/query(_:parameters:deadline:prepared:)``).
+    public func query(
+        _ sql: String,
+        parameters: [DqliteValue] = [],
+        prepared: Bool = false
+    ) throws(ClusterError) -> DqliteRows {
+        guard prepared else {
+            return try run(sql) { () throws(DqliteError) in
+                try client.timed { () throws(DqliteError) in
+                    try pooled.connection.query(sql: sql, parameters: parameters, database: pooled.database)
+                }
+            }
+        }
+        return try run(sql) { () throws(DqliteError) in
+            try pooled.withPrepared(sql, timedBy: client) { (statement) throws(DqliteError) in
+                try pooled.connection.query(statement, parameters: parameters)
+            }
         }
     }
 
     /// Runs SQL that may write (EXEC_SQL) in the transaction; it is committed with the transaction.
     ///
     /// - Throws: as ``query(_:parameters:)``.
-    public func exec(_ sql: String, parameters: [DqliteValue] = []) throws(ClusterError) -> DqliteExecResult {
-        try run(sql) { () throws(DqliteError) in
-            try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
+    public func exec(
+        _ sql: String,
+        parameters: [DqliteValue] = [],
+        prepared: Bool = false
+    ) throws(ClusterError) -> DqliteExecResult {
+        guard prepared else {
+            return try run(sql) { () throws(DqliteError) in
+                try client.timed { () throws(DqliteError) in
+                    try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
+                }
+            }
+        }
+        return try run(sql) { () throws(DqliteError) in
+            try pooled.withPrepared(sql, timedBy: client) { (statement) throws(DqliteError) in
+                try pooled.connection.exec(statement, parameters: parameters)
+            }
         }
     }
 
@@ -81,7 +110,7 @@ public final class ClusterTransaction {
             )
         }
         do throws(DqliteError) {
-            return try client.timed(request)
+            return try request()
         } catch {
             switch error.kind {
             case .failure where !error.isNotLeader:

@@ -150,7 +150,7 @@ final class ClusterGroupTransaction {
         do throws(APIError) {
             let release = pendingRelease.map { "RELEASE \($0); " } ?? ""
             pendingRelease = nil
-            _ = try target.exec(release + "SAVEPOINT \(name)", [])
+            _ = try target.execScript(release + "SAVEPOINT \(name)")
             let value = try body(
                 ClusterWriteSession(
                     schema: schema,
@@ -166,7 +166,7 @@ final class ClusterGroupTransaction {
             return value
         } catch {
             if isOpen {
-                _ = try? target.exec("ROLLBACK TO \(name); RELEASE \(name)", [])
+                _ = try? target.execScript("ROLLBACK TO \(name); RELEASE \(name)")
             }
             try? schema.rollbackToSavepoint(name)
             try? schema.releaseSavepoint(name)

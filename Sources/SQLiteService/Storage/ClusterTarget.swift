@@ -3,7 +3,9 @@ import DqliteCluster
 import SQLiteEngine
 
 /// Where the cluster backend sends a request's statements: the leader in autocommit mode through the writing or
-/// the read-only client, or one leader connection inside a transaction.
+/// the read-only client, or one leader connection inside a transaction. A statement is kept prepared on the leader
+/// connection that runs it (``DqliteCluster/ClusterClient/query(_:parameters:deadline:prepared:)``): each holds one
+/// statement, as the copy of the schema split them; only ``execScript(_:)`` sends several at once.
 ///
 /// Not `Sendable`: a ``ClusterTransaction`` belongs to the thread running its transaction.
 enum ClusterTarget {
@@ -16,7 +18,7 @@ enum ClusterTarget {
     /// The statements of `/transaction`, and of a `params_batch` or `RETURNING` statement made atomic.
     case transaction(ClusterTransaction)
 
-    /// Runs a statement that returns rows (QUERY_SQL); outside a transaction, one not answered by `deadline` (the
+    /// Runs a statement that returns rows (QUERY); outside a transaction, one not answered by `deadline` (the
     /// request's time limit) is 400 `TIMEOUT` (inside one, the transaction's connection waits for its answer).
     func query(
         _ sql: String,
@@ -26,20 +28,33 @@ enum ClusterTarget {
         do {
             switch self {
             case .client(let client), .readOnly(let client):
-                return try client.query(sql, parameters: parameters, deadline: deadline)
-            case .transaction(let transaction): return try transaction.query(sql, parameters: parameters)
+                return try client.query(sql, parameters: parameters, deadline: deadline, prepared: true)
+            case .transaction(let transaction):
+                return try transaction.query(sql, parameters: parameters, prepared: true)
             }
         } catch {
             throw APIError(cluster: error, isWrite: isWrite)
         }
     }
 
-    /// Runs a statement without rows (EXEC_SQL).
+    /// Runs a statement without rows (EXEC).
     func exec(_ sql: String, _ parameters: [DqliteValue]) throws(APIError) -> DqliteExecResult {
+        try exec(sql, parameters, prepared: true)
+    }
+
+    /// Runs SQL of several statements without rows, whole (EXEC_SQL: parsed by the leader each time), such as a
+    /// group's `RELEASE a; SAVEPOINT b`.
+    func execScript(_ sql: String) throws(APIError) -> DqliteExecResult {
+        try exec(sql, [], prepared: false)
+    }
+
+    private func exec(_ sql: String, _ parameters: [DqliteValue], prepared: Bool) throws(APIError) -> DqliteExecResult {
         do {
             switch self {
-            case .client(let client), .readOnly(let client): return try client.exec(sql, parameters: parameters)
-            case .transaction(let transaction): return try transaction.exec(sql, parameters: parameters)
+            case .client(let client), .readOnly(let client):
+                return try client.exec(sql, parameters: parameters, prepared: prepared)
+            case .transaction(let transaction):
+                return try transaction.exec(sql, parameters: parameters, prepared: prepared)
             }
         } catch {
             throw APIError(cluster: error, isWrite: isWrite)
