@@ -78,7 +78,9 @@ final class SchemaShadow: @unchecked Sendable {
     private func current(_ client: ClusterClient) throws(APIError) -> Database {
         let leaderVersion: Int64
         do {
-            let rows = try client.query("PRAGMA schema_version")
+            // Kept prepared on the leader connection, as the statements are: a read with a `*` and every write
+            // group ask it.
+            let rows = try client.query("PRAGMA schema_version", prepared: true)
             guard case .integer(let value)? = rows.rows.first?.first else {
                 throw APIError.internal("the leader did not report its schema version")
             }
