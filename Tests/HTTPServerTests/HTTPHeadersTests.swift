@@ -34,6 +34,16 @@ import Testing
         #expect(headers["X-e\u{301}"] == nil)
     }
 
+    /// `firstValue(for:)` gives the first field of a name and whether the name is sent again, whatever its case.
+    @Test func firstValue_saysWhetherTheNameIsRepeated() {
+        let headers = HTTPHeaders([("Accept", "a"), ("Other", "x"), ("accept", "b"), ("Single", "s")])
+        #expect(headers.firstValue(for: "ACCEPT")?.value == "a")
+        #expect(headers.firstValue(for: "ACCEPT")?.isRepeated == true)
+        #expect(headers.firstValue(for: "single")?.value == "s")
+        #expect(headers.firstValue(for: "single")?.isRepeated == false)
+        #expect(headers.firstValue(for: "Missing") == nil)
+    }
+
     /// The subscript gives the first field of a name; `values(for:)` gives all of them in order.
     @Test func values_giveEveryFieldOfANameInOrder() {
         let headers = HTTPHeaders([("Accept", "a"), ("Other", "x"), ("accept", "b"), ("ACCEPT", "c")])

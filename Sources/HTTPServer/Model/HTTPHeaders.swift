@@ -57,6 +57,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields.filter { Self.namesEqual($0.name, name) }.map(\.value)
     }
 
+    /// The value of the first field named `name`, and whether another field has that name too; nil when none has.
+    /// One pass that builds no array (``values(for:)`` builds two), for a field that must be sent once.
+    public func firstValue(for name: String) -> (value: String, isRepeated: Bool)? {
+        var found: String?
+        for field in fields where Self.namesEqual(field.name, name) {
+            if let found { return (found, true) }
+            found = field.value
+        }
+        return found.map { ($0, false) }
+    }
+
     /// Whether a field named `name` is present. Always inlined: every HTTP/1.1 request is asked for `Upgrade`, and as
     /// a call this retained and released each field's name (callgrind: about 200 instructions a request).
     @inline(__always) public func contains(_ name: String) -> Bool {

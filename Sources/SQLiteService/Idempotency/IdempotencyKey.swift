@@ -15,9 +15,8 @@ struct IdempotencyKey: Sendable, Hashable {
     /// - Throws: 400 `INVALID_REQUEST` for a key that is empty, longer than 255 characters, has a character outside
     ///   `!`..`~`, or is sent in more than one field.
     init?(_ request: HTTPRequest, tokenName: String?) throws(APIError) {
-        let fields = request.headers.values(for: Self.headerName)
-        guard let value = fields.first else { return nil }
-        guard fields.count == 1 else { throw .invalidRequest("send a single Idempotency-Key field") }
+        guard let (value, isRepeated) = request.headers.firstValue(for: Self.headerName) else { return nil }
+        guard !isRepeated else { throw .invalidRequest("send a single Idempotency-Key field") }
         guard Self.isValid(value) else {
             throw .invalidRequest(
                 "Idempotency-Key must be 1 to 255 characters, each a visible ASCII character (! to ~)"
@@ -32,8 +31,11 @@ struct IdempotencyKey: Sendable, Hashable {
 
     /// Whether `value` is a well-formed key: 1–255 bytes, each `!` (0x21) to `~` (0x7E).
     static func isValid(_ value: String) -> Bool {
-        let bytes = value.utf8
-        return !bytes.isEmpty && bytes.count <= 255 && bytes.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
+        var value = value
+        // Over the contiguous bytes: `utf8.allSatisfy` cost about 550 instructions for a 30-character key.
+        return value.withUTF8 { bytes in
+            !bytes.isEmpty && bytes.count <= 255 && !bytes.contains { $0 < 0x21 || $0 > 0x7E }
+        }
     }
 }
 

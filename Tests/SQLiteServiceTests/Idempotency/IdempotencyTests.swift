@@ -118,6 +118,17 @@ import Testing
         #expect(fixture.send("GET", "/schema", json: nil, key: key).status.code == 200)
     }
 
+    /// Checks that a key sent in two fields is 400 `INVALID_REQUEST` (nothing written), even when both are the same.
+    @Test func keyInTwoFields_is400() throws {
+        let fixture = try Self.fixture()
+        var request = ServiceFixture.request("POST", "/update", json: Self.insert, key: "k")
+        request.headers.add(name: "idempotency-key", value: "k")
+        let response = fixture.service.handle(request)
+        #expect(response.status.code == 400)
+        #expect(try errorObject(response)?["code"] == .string("INVALID_REQUEST"))
+        #expect(try fixture.count("t") == 0)
+    }
+
     /// Checks the longest key (255 characters) and every visible ASCII character are accepted.
     @Test func longestAndWidestKeys_areAccepted() throws {
         let fixture = try Self.fixture()
