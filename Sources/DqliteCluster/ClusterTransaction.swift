@@ -37,39 +37,45 @@ public final class ClusterTransaction {
         parameters: [DqliteValue] = [],
         prepared: Bool = false
     ) throws(ClusterError) -> DqliteRows {
-        guard prepared else {
-            return try run(sql) { () throws(DqliteError) in
-                try client.timed { () throws(DqliteError) in
-                    try pooled.connection.query(sql: sql, parameters: parameters, database: pooled.database)
-                }
-            }
-        }
-        return try run(sql) { () throws(DqliteError) in
-            try pooled.withPrepared(sql, timedBy: client) { (statement) throws(DqliteError) in
-                try pooled.connection.query(statement, parameters: parameters)
-            }
-        }
+        try send(
+            sql,
+            prepared: prepared,
+            whole: { () throws(DqliteError) in
+                try pooled.connection.query(sql: sql, parameters: parameters, database: pooled.database)
+            },
+            byID: { (statement) throws(DqliteError) in try pooled.connection.query(statement, parameters: parameters) }
+        )
     }
 
     /// Runs SQL that may write (EXEC_SQL) in the transaction; it is committed with the transaction.
     ///
-    /// - Throws: as ``query(_:parameters:)``.
+    /// - Throws: as ``query(_:parameters:prepared:)``.
     public func exec(
         _ sql: String,
         parameters: [DqliteValue] = [],
         prepared: Bool = false
     ) throws(ClusterError) -> DqliteExecResult {
-        guard prepared else {
-            return try run(sql) { () throws(DqliteError) in
-                try client.timed { () throws(DqliteError) in
-                    try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
-                }
-            }
-        }
-        return try run(sql) { () throws(DqliteError) in
-            try pooled.withPrepared(sql, timedBy: client) { (statement) throws(DqliteError) in
-                try pooled.connection.exec(statement, parameters: parameters)
-            }
+        try send(
+            sql,
+            prepared: prepared,
+            whole: { () throws(DqliteError) in
+                try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
+            },
+            byID: { (statement) throws(DqliteError) in try pooled.connection.exec(statement, parameters: parameters) }
+        )
+    }
+
+    /// Sends `sql` whole (`whole`: QUERY_SQL or EXEC_SQL), or by the id of its statement kept prepared on the
+    /// connection (`byID`: QUERY or EXEC) when `prepared`; one round trip timed either way (a PREPARE too).
+    private func send<T>(
+        _ sql: String,
+        prepared: Bool,
+        whole: () throws(DqliteError) -> T,
+        byID: (DqliteStatement) throws(DqliteError) -> T
+    ) throws(ClusterError) -> T {
+        try run(sql) { () throws(DqliteError) in
+            guard prepared else { return try client.timed(whole) }
+            return try pooled.withPrepared(sql, timedBy: client, byID)
         }
     }
 
