@@ -57,12 +57,18 @@ final class PooledConnection: @unchecked Sendable {
         do {
             return try client.timed { () throws(DqliteError) in try request(statement) }
         } catch {
-            if error.kind == .failure, error.code & 0xff == 1 || error.code & 0xff == 17, connection.isOpen {
-                statements[sql] = nil
-                try? connection.finalize(statement)
-            }
+            forget(sql, after: error)
             throw error
         }
+    }
+
+    /// After `error` from `sql`'s kept statement: one that may come from the schema (`SQLITE_ERROR`,
+    /// `SQLITE_SCHEMA`) finalizes and forgets the statement.
+    func forget(_ sql: String, after error: DqliteError) {
+        guard error.kind == .failure, error.code & 0xff == 1 || error.code & 0xff == 17, connection.isOpen,
+            let statement = statements.removeValue(forKey: sql)
+        else { return }
+        try? connection.finalize(statement)
     }
 
     /// How many statements are kept prepared (for tests).

@@ -153,6 +153,25 @@ import Testing
     }
 
     /// The operations given keys are exactly those the document says need the `write` role.
+    /// A generated key is a UUIDv7 (version 7, variant 10) whose first 48 bits are the time in milliseconds, so
+    /// keys made later sort after earlier ones, and two made at once differ.
+    @Test func generatedKeys_areUUIDv7AndGrowWithTime() throws {
+        let start = Date(timeIntervalSince1970: 1_764_201_600)  // 2025-11-27 00:00 UTC
+        let keys = (0..<100).map { IdempotencyKeyMiddleware.newKey(at: start.addingTimeInterval(Double($0) / 100)) }
+        for key in keys {
+            #expect(key.count == 36, "\(key)")
+            #expect(key.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12], "\(key)")
+            #expect(Array(key)[14] == "7", "\(key)")
+            #expect("89ab".contains(Array(key)[19]), "\(key)")
+            #expect(key == key.lowercased() && UUID(uuidString: key) != nil, "\(key)")
+        }
+        #expect(keys == keys.sorted())
+        #expect(keys[0].hasPrefix("019ac29c-1400-7"), "\(keys[0])")  // 1,764,201,600,000 ms = 0x019A_C29C_1400
+        let sameInstant = IdempotencyKeyMiddleware.newKey(at: start)
+        #expect(sameInstant != IdempotencyKeyMiddleware.newKey(at: start))
+        #expect(sameInstant.prefix(13) == keys[0].prefix(13))
+    }
+
     @Test func theWritingOperationsAreTheDocumentsWriteRole() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
