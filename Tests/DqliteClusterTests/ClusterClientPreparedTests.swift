@@ -37,6 +37,19 @@ struct ClusterClientPreparedTests {
         #expect(client.statistics.roundTrips - unprepared == 10)
     }
 
+    /// Checks that a kept statement holds no snapshot between its uses: after each write (through another client,
+    /// so on another connection) the same kept read sees the new row.
+    @Test func aKeptRead_seesEveryLaterWrite() throws {
+        let (member, client) = try cluster()
+        defer { _ = member }
+        let writer = ClusterClient(members: [member.address], options: clientOptions())
+        for expected in 3...8 {
+            _ = try writer.exec("INSERT INTO t(v) VALUES ('n')")
+            let rows = try client.query("SELECT count(*) FROM t", prepared: true)
+            #expect(rows.rows == [[.integer(Int64(expected))]])
+        }
+    }
+
     /// Checks that a kept statement follows the schema: a column added is in `SELECT *`, a dropped table is "no
     /// such table", and once it is created again with other columns the statement answers in its layout. dqlite may
     /// answer a statement once more in the layout before a change (measured: the first use of a kept `SELECT *`
