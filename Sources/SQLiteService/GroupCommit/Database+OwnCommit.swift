@@ -11,6 +11,18 @@ extension Database {
     /// failing every request of it).
     func committingAlone<T>(_ body: () throws(APIError) -> T) throws(APIError) -> T {
         guard isInTransaction else { return try body() }
+        return try inRequestSavepoint(checkingDeferredForeignKeys: true, body)
+    }
+
+    /// Runs one request's work inside the open transaction, in a savepoint of its own (the reserved
+    /// ``SavepointNames/unit``): released when `body` succeeded — and, when `checkingDeferredForeignKeys`, left no
+    /// unresolved deferred foreign key violation (`SQLITE_CONSTRAINT_FOREIGNKEY` otherwise) —, else rolled back to
+    /// and released, so that only this request's statements are undone. A group's request checks the deferred
+    /// keys here; an interactive transaction's leaves them to its `COMMIT`.
+    func inRequestSavepoint<T>(
+        checkingDeferredForeignKeys: Bool,
+        _ body: () throws(APIError) -> T
+    ) throws(APIError) -> T {
         let name = SavepointNames.unit
         do {
             try beginSavepoint(name)
@@ -20,7 +32,9 @@ extension Database {
         do throws(APIError) {
             let result = try body()
             guard isInTransaction else { throw APIError.transactionLost }
-            if hasDeferredForeignKeyViolations { throw APIError.deferredForeignKeyViolation }
+            if checkingDeferredForeignKeys, hasDeferredForeignKeyViolations {
+                throw APIError.deferredForeignKeyViolation
+            }
             do {
                 try releaseSavepoint(name)
             } catch {
@@ -29,7 +43,7 @@ extension Database {
             return result
         } catch {
             // The savepoint is gone when SQLite rolled the whole transaction back on its own (an interrupted or
-            // failed write): the group notices that the transaction ended.
+            // failed write): the group, or the interactive transaction, notices that the transaction ended.
             if isInTransaction {
                 try? rollbackToSavepoint(name)
                 try? releaseSavepoint(name)

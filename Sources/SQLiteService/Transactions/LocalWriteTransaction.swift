@@ -45,7 +45,10 @@ final class LocalWriteTransaction: TransactionHandle {
         try onWriter { db throws(APIError) in
             try db.withRequestDeadline(deadline) { () throws(APIError) -> T in
                 try SQLiteService.countingStatementCache(db, metrics: metrics) { db throws(APIError) in
-                    try inRequestSavepoint(db) { () throws(APIError) in try body(LocalWriteSession(db)) }
+                    // Deferred foreign keys are left to the transaction's `COMMIT`.
+                    try db.inRequestSavepoint(checkingDeferredForeignKeys: false) { () throws(APIError) in
+                        try body(LocalWriteSession(db))
+                    }
                 }
             }
         }
@@ -99,33 +102,5 @@ final class LocalWriteTransaction: TransactionHandle {
         }
         guard let outcome else { throw .internal("the transaction's request was not run") }
         return try outcome.get()
-    }
-
-    /// Runs one request's work in a savepoint of its own: released when it succeeds, rolled back to (and released)
-    /// when it fails, so only its statements are undone. Deferred foreign keys are left to the `COMMIT`.
-    private func inRequestSavepoint<T>(_ db: Database, _ body: () throws(APIError) -> T) throws(APIError) -> T {
-        let name = SavepointNames.unit
-        do {
-            try db.beginSavepoint(name)
-        } catch {
-            throw APIError(error, db: db)
-        }
-        do throws(APIError) {
-            let value = try body()
-            guard db.isInTransaction else { throw APIError.transactionLost }
-            do {
-                try db.releaseSavepoint(name)
-            } catch {
-                throw APIError(error, db: db)
-            }
-            return value
-        } catch {
-            // Gone with the whole transaction when SQLite rolled it back on its own (an interrupted statement).
-            if db.isInTransaction {
-                try? db.rollbackToSavepoint(name)
-                try? db.releaseSavepoint(name)
-            }
-            throw error
-        }
     }
 }
