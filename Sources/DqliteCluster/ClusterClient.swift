@@ -141,19 +141,22 @@ public final class ClusterClient: Sendable {
         prepared: Bool = false
     ) throws(ClusterError) -> DqliteRows {
         try run(sql: sql, isWrite: false, callerDeadline: deadline) { (pooled) throws(DqliteError) in
-            guard prepared else {
-                return try timed { () throws(DqliteError) in
+            try pooled.send(
+                sql,
+                prepared: prepared,
+                timedBy: self,
+                whole: { () throws(DqliteError) in
                     try pooled.connection.query(
                         sql: sql,
                         parameters: parameters,
                         database: pooled.database,
                         deadline: deadline
                     )
+                },
+                byID: { (statement) throws(DqliteError) in
+                    try pooled.connection.query(statement, parameters: parameters, deadline: deadline)
                 }
-            }
-            return try pooled.withPrepared(sql, timedBy: self) { (statement) throws(DqliteError) in
-                try pooled.connection.query(statement, parameters: parameters, deadline: deadline)
-            }
+            )
         }
     }
 
@@ -226,14 +229,16 @@ public final class ClusterClient: Sendable {
         prepared: Bool = false
     ) throws(ClusterError) -> DqliteExecResult {
         try run(sql: sql, isWrite: true) { (pooled) throws(DqliteError) in
-            guard prepared else {
-                return try timed { () throws(DqliteError) in
+            try pooled.send(
+                sql,
+                prepared: prepared,
+                timedBy: self,
+                whole: { () throws(DqliteError) in
                     try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
+                },
+                byID: { (statement) throws(DqliteError) in try pooled.connection.exec(statement, parameters: parameters)
                 }
-            }
-            return try pooled.withPrepared(sql, timedBy: self) { (statement) throws(DqliteError) in
-                try pooled.connection.exec(statement, parameters: parameters)
-            }
+            )
         }
     }
 

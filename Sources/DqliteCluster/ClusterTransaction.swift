@@ -65,8 +65,7 @@ public final class ClusterTransaction {
         )
     }
 
-    /// Sends `sql` whole (`whole`: QUERY_SQL or EXEC_SQL), or by the id of its statement kept prepared on the
-    /// connection (`byID`: QUERY or EXEC) when `prepared`; one round trip timed either way (a PREPARE too).
+    /// Sends `sql` on the transaction's connection (``PooledConnection/send(_:prepared:timedBy:whole:byID:)``).
     private func send<T>(
         _ sql: String,
         prepared: Bool,
@@ -74,8 +73,7 @@ public final class ClusterTransaction {
         byID: (DqliteStatement) throws(DqliteError) -> T
     ) throws(ClusterError) -> T {
         try run(sql) { () throws(DqliteError) in
-            guard prepared else { return try client.timed(whole) }
-            return try pooled.withPrepared(sql, timedBy: client, byID)
+            try pooled.send(sql, prepared: prepared, timedBy: client, whole: whole, byID: byID)
         }
     }
 

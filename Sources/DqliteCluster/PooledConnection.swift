@@ -45,6 +45,20 @@ final class PooledConnection: @unchecked Sendable {
         return statement
     }
 
+    /// Sends `sql` whole (`whole`: QUERY_SQL or EXEC_SQL), or by the id of its statement kept prepared on this
+    /// connection (`byID`: QUERY or EXEC, ``withPrepared(_:timedBy:_:)``) when `prepared`; each request timed by
+    /// `client` as one round trip.
+    func send<T>(
+        _ sql: String,
+        prepared: Bool,
+        timedBy client: ClusterClient,
+        whole: () throws(DqliteError) -> T,
+        byID: (DqliteStatement) throws(DqliteError) -> T
+    ) throws(DqliteError) -> T {
+        guard prepared else { return try client.timed(whole) }
+        return try withPrepared(sql, timedBy: client, byID)
+    }
+
     /// Runs `request` with `sql`'s kept statement (``prepared(_:timedBy:)``); a failure that may come from the
     /// schema (`SQLITE_ERROR`, `SQLITE_SCHEMA`) finalizes and forgets the statement, so that the next use prepares
     /// it anew (a failure to finalize is the connection's, found by its next request).
