@@ -92,7 +92,7 @@ import Testing
                 defer { group.leave() }
                 do {
                     let client = try HTTPTestClient(baseURL: baseURL, timeoutSeconds: 30)
-                    for _ in 0..<20 { try Self.increment(client, table: table) }
+                    for _ in 0..<20 { try client.incrementInTransaction(table: table) }
                 } catch {
                     failures.withLock { $0.append("\(error)") }
                 }
@@ -103,23 +103,4 @@ import Testing
         #expect(try holder.scalarInt("SELECT n FROM \(table) WHERE id = 1") == 140)
     }
 
-    /// One increment through a transaction, from the start again on 503 or a lost transaction.
-    private static func increment(_ client: HTTPTestClient, table: String) throws {
-        while true {
-            let opened = try client.openTransaction()
-            if opened.status == 503 { continue }
-            try #require(opened.status == 201, "\(opened.bodyText)")
-            let id = try #require(try opened.json()["id"]?.stringValue)
-            let read = try client.step(id, #"{"sql": "SELECT n FROM \#(table) WHERE id = 1", "shape": "arrays"}"#)
-            guard read.status == 200, let n = try read.json()["rows"]?[0]?[0]?.int64Value else { continue }
-            let write = try client.step(
-                id,
-                #"{"sql": "UPDATE \#(table) SET n = ? WHERE id = 1", "params": [\#(n + 1)]}"#
-            )
-            guard write.status == 200 else { continue }
-            let commit = try client.end(id)
-            if commit.status == 200 { return }
-            try #require([503, 404].contains(commit.status), "\(commit.bodyText)")
-        }
-    }
 }

@@ -21,6 +21,28 @@ extension HTTPTestClient {
         try postJSON("/transactions/\(id)", text: json)
     }
 
+    /// Increments the counter `n` of row 1 of `table` once through a transaction (open, read, add one here, write,
+    /// commit), trying again from the start on 503 (the writer busy) and on a transaction lost meanwhile; returns
+    /// the tries it took.
+    @discardableResult
+    func incrementInTransaction(table: String) throws -> Int {
+        var tries = 0
+        while true {
+            tries += 1
+            let opened = try openTransaction()
+            if opened.status == 503 { continue }
+            try #require(opened.status == 201, "\(opened.bodyText)")
+            let id = try #require(try opened.json()["id"]?.stringValue)
+            let read = try step(id, #"{"sql": "SELECT n FROM \#(table) WHERE id = 1", "shape": "arrays"}"#)
+            guard read.status == 200, let n = try read.json()["rows"]?[0]?[0]?.int64Value else { continue }
+            let write = try step(id, #"{"sql": "UPDATE \#(table) SET n = ? WHERE id = 1", "params": [\#(n + 1)]}"#)
+            guard write.status == 200 else { continue }
+            let commit = try end(id)
+            if commit.status == 200 { return tries }
+            try #require(commit.status == 503 || commit.status == 404, "\(commit.bodyText)")
+        }
+    }
+
     /// `POST /transactions/{id}/commit` (or `rollback`), without a body.
     func end(_ id: String, _ action: String = "commit", headers: [(String, String)] = []) throws -> HTTPTestResponse {
         try request(method: "POST", path: "/transactions/\(id)/\(action)", headers: headers)

@@ -6,29 +6,6 @@ import Testing
 
 /// `/transactions` against the real binary (API.md, "Interactive transactions").
 @Suite(.serialized) struct TransactionsEndToEndTests {
-    /// Increments the counter once through a transaction (open, read, add one here, write, commit), trying again
-    /// from the start on 503 (the writer busy) and on a transaction lost meanwhile; returns the tries it took.
-    private static func increment(_ client: HTTPTestClient, table: String) throws -> Int {
-        var tries = 0
-        while true {
-            tries += 1
-            let opened = try client.openTransaction()
-            if opened.status == 503 { continue }
-            try #require(opened.status == 201, "\(opened.bodyText)")
-            let id = try #require(try opened.json()["id"]?.stringValue)
-            let read = try client.step(id, #"{"sql": "SELECT n FROM \#(table) WHERE id = 1", "shape": "arrays"}"#)
-            guard read.status == 200, let n = try read.json()["rows"]?[0]?[0]?.int64Value else { continue }
-            let write = try client.step(
-                id,
-                #"{"sql": "UPDATE \#(table) SET n = ? WHERE id = 1", "params": [\#(n + 1)]}"#
-            )
-            guard write.status == 200 else { continue }
-            let commit = try client.end(id)
-            if commit.status == 200 { return tries }
-            try #require(commit.status == 503 || commit.status == 404, "\(commit.bodyText)")
-        }
-    }
-
     /// Checks that no update is lost: 16 clients each increment one counter 500 times through `/transactions`
     /// (read, add one in the client, write, commit; again on 503): the counter ends at exactly 8,000.
     @Test func sixteenClients_incrementingOneCounter_loseNoUpdate() throws {
@@ -49,7 +26,7 @@ import Testing
                 do {
                     let client = try HTTPTestClient(baseURL: baseURL, timeoutSeconds: 30)
                     for _ in 0..<500 {
-                        retries.add(try Self.increment(client, table: "counter") - 1, ordering: .relaxed)
+                        retries.add(try client.incrementInTransaction(table: "counter") - 1, ordering: .relaxed)
                     }
                 } catch {
                     failures.withLock { $0.append("\(error)") }
