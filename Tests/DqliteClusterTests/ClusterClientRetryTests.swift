@@ -35,9 +35,7 @@ struct ClusterClientRetryTests {
     /// Checks that a write that gets no answer before the request timeout is `outcomeUnknown`, sent once.
     @Test func write_noAnswerBeforeTimeout_isOutcomeUnknownAndNotRetried() throws {
         let server = try FakeDqliteServer { server, type, _ in server.leaderAnswer(type) ?? .silence }
-        let started = ContinuousClock.now
         #expect(clusterError { try client(server).exec("INSERT INTO t VALUES (1)") }?.kind == .outcomeUnknown)
-        #expect(ContinuousClock.now - started < .seconds(3))
         #expect(server.count(of: Self.execSQL) == 1)
     }
 
@@ -175,7 +173,7 @@ struct ClusterClientRetryTests {
             try client(server, callTimeout: .milliseconds(300)).exec("INSERT INTO t VALUES (1)")
         }
         #expect(error?.kind == .unavailable)
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
         #expect(server.count(of: Self.execSQL) == 0)
     }
 

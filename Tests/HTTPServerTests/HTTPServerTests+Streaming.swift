@@ -85,9 +85,7 @@ extension HTTPServerTests {
         let server = try makeServer(limits: limits, handler: handler)
         let client = try TestClient(try #require(server.boundAddresses.first))
         try client.send(request())
-        let started = ContinuousClock.now
         #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(failure.withLock { $0?.code } == .streamStalled)
         #expect(await eventually { server.openConnectionCount == 0 })
         await server.shutdown(gracePeriod: .seconds(1))
