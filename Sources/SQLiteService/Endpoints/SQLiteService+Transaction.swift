@@ -12,31 +12,13 @@ extension SQLiteService {
     func transaction(_ body: [UInt8], limits: ServiceLimits) throws(APIError) -> StorageWrite {
         let (request, context) = try Self.decodeTransaction(body, limits: limits)
         return StorageWrite(deadline: context.deadline, bytes: body.count) { session throws(APIError) in
-            var index: Int?
-            do throws(APIError) {
-                let output = try session.atomically(mode: request.mode, marksRolledBack: true) {
-                    session throws(APIError) in
-                    // A copy per attempt: the body may run again (see StorageWrite).
-                    var context = context
-                    var writer = JSONWriter()
-                    writer.beginObject()
-                    writer.key("results")
-                    writer.beginArray()
-                    for (position, statement) in request.statements.enumerated() {
-                        index = position
-                        try session.run(statement, context: &context, into: &writer)
-                    }
-                    index = nil
-                    writer.endArray()
-                    writer.endObject()
-                    return writer.bytes
-                }
-                return Self.jsonResponse(output)
-            } catch {
-                var error = error
-                error.statementIndex = index
-                throw error
+            let output = try session.atomically(mode: request.mode, marksRolledBack: true) {
+                session throws(APIError) in
+                // A copy per attempt: the body may run again (see StorageWrite).
+                var context = context
+                return try session.runStatements(request.statements, asList: true, context: &context)
             }
+            return Self.jsonResponse(output)
         }
     }
 

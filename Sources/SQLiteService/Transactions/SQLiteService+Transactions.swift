@@ -69,24 +69,9 @@ extension SQLiteService {
             allowsSavepoints: !handle.isReadOnly,
             requiresReadOnly: handle.isReadOnly
         )
-        var index = 0
         do throws(APIError) {
             let body = try handle.perform(until: context.deadline) { session throws(APIError) in
-                var writer = JSONWriter()
-                if step.isList {
-                    writer.beginObject()
-                    writer.key("results")
-                    writer.beginArray()
-                }
-                for (position, statement) in step.statements.enumerated() {
-                    index = position
-                    try session.run(statement, context: &context, into: &writer)
-                }
-                if step.isList {
-                    writer.endArray()
-                    writer.endObject()
-                }
-                return writer.bytes
+                try session.runStatements(step.statements, asList: step.isList, context: &context)
             }
             return Self.jsonResponse(body)
         } catch {
@@ -94,7 +79,8 @@ extension SQLiteService {
             if handle.isReadOnly, error.code == "READONLY_STATEMENT" {
                 error.message = "the statement would modify the database: the transaction is read_only"
             }
-            error.statementIndex = index
+            // A failure outside any statement (the step's savepoint) is the step's first statement's.
+            error.statementIndex = error.statementIndex ?? 0
             error.transactionOpen = handle.isOpen
             if !handle.isOpen {
                 // SQLite rolled the whole transaction back (an interrupted write), or the leader was lost.
