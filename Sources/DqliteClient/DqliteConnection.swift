@@ -124,50 +124,82 @@ public final class DqliteConnection {
         _ request: DqliteRequest,
         deadline callerDeadline: ContinuousClock.Instant? = nil
     ) throws(DqliteError) -> DqliteRows {
-        let message = try request.encoded()
+        try collectRows([request], deadline: callerDeadline)[0].get()
+    }
+
+    /// Sends QUERY or QUERY_SQL requests in one write and gathers each one's ROWS parts, in order, within one
+    /// request deadline (or `deadline`, when it comes first): one result per request, a FAILURE answer as its
+    /// `.failure` (the connection stays in step). Between two answers this client acknowledges at once
+    /// (``TCPSocket/acknowledgeNow()``): dqlite writes each answer apart, and the next one would otherwise wait for
+    /// this client's delayed acknowledgement under Nagle's algorithm.
+    ///
+    /// - Throws: what breaks the connection (it is then closed): `.timeout`, `.io`, `.tooLarge`,
+    ///   `.protocolViolation`.
+    public func collectRows(
+        _ requests: [DqliteRequest],
+        deadline callerDeadline: ContinuousClock.Instant? = nil
+    ) throws(DqliteError) -> [Swift.Result<DqliteRows, DqliteError>] {
+        var message: [UInt8] = []
+        for request in requests {
+            message += try request.encoded()
+        }
         let socket = try openSocket()
         let limit = options.limits.maxResultBytes
-        let outcome = try closingOnError(sql: request.sql) {
-            () throws(DqliteError) -> Swift.Result<DqliteRows, DqliteError> in
+        return try closingOnError(sql: requests.count == 1 ? requests[0].sql : nil) {
+            () throws(DqliteError) -> [Swift.Result<DqliteRows, DqliteError>] in
             var deadline = ContinuousClock.now + options.requestTimeout
             if let callerDeadline { deadline = min(deadline, callerDeadline) }
             try socket.write(message, deadline: deadline)
-            var result: DqliteRows?
-            var total = 0
-            while true {
-                let (response, bodyBytes) = try readResponse(from: socket, deadline: deadline)
-                total += bodyBytes
-                switch response {
-                case .rows(let part):
-                    guard total <= limit else {
-                        throw DqliteError(
-                            kind: .tooLarge,
-                            message: "the result set exceeds the limit of \(limit) bytes",
-                            sql: request.sql
-                        )
-                    }
-                    if let columns = result?.columns {
-                        guard columns == part.columns else {
-                            throw DqliteError.violation("a ROWS part changed the columns of its result set")
-                        }
-                        // In place: a copy taken out and put back would copy every row gathered so far, per part.
-                        result?.rows += part.rows
-                    } else {
-                        result = part
-                    }
-                    if !part.hasMore {
-                        result?.hasMore = false
-                        return .success(result!)
-                    }
-                case .failure(let code, let failureMessage):
-                    // The query ended on the server (a step failed): the connection is still in step.
-                    return .failure(DqliteError(kind: .failure, code: code, message: failureMessage, sql: request.sql))
-                default:
-                    throw unexpected(response, to: request)
+            var results: [Swift.Result<DqliteRows, DqliteError>] = []
+            for (index, request) in requests.enumerated() {
+                if index > 0 { socket.acknowledgeNow() }
+                results.append(try readRows(answering: request, from: socket, limit: limit, deadline: deadline))
+            }
+            return results
+        }
+    }
+
+    /// Reads every ROWS part of one query's answer (or its FAILURE) from `socket`.
+    private func readRows(
+        answering request: DqliteRequest,
+        from socket: TCPSocket,
+        limit: Int,
+        deadline: ContinuousClock.Instant
+    ) throws(DqliteError) -> Swift.Result<DqliteRows, DqliteError> {
+        var result: DqliteRows?
+        var total = 0
+        while true {
+            let (response, bodyBytes) = try readResponse(from: socket, deadline: deadline)
+            total += bodyBytes
+            switch response {
+            case .rows(let part):
+                guard total <= limit else {
+                    throw DqliteError(
+                        kind: .tooLarge,
+                        message: "the result set exceeds the limit of \(limit) bytes",
+                        sql: request.sql
+                    )
                 }
+                if let columns = result?.columns {
+                    guard columns == part.columns else {
+                        throw DqliteError.violation("a ROWS part changed the columns of its result set")
+                    }
+                    // In place: a copy taken out and put back would copy every row gathered so far, per part.
+                    result?.rows += part.rows
+                } else {
+                    result = part
+                }
+                if !part.hasMore {
+                    result?.hasMore = false
+                    return .success(result!)
+                }
+            case .failure(let code, let failureMessage):
+                // The query ended on the server (a step failed): the connection is still in step.
+                return .failure(DqliteError(kind: .failure, code: code, message: failureMessage, sql: request.sql))
+            default:
+                throw unexpected(response, to: request)
             }
         }
-        return try outcome.get()
     }
 
     /// QUERY_SQL whose ROWS parts are handed to `eachPart` as they arrive, none gathered: for a result sent on as it

@@ -4,9 +4,18 @@ import Glibc
 ///
 /// The descriptor is non-blocking underneath and every wait is a `poll(2)` bounded by the time left, so a silent
 /// peer costs at most the deadline. Writes use `MSG_NOSIGNAL` (a closed peer is an error, not a `SIGPIPE`).
+/// Reads go through a receive buffer: one `recv(2)` takes what has arrived (a message's header and body, or
+/// several messages), and a read that finds the buffer short waits with `poll(2)` first, since an answer is never
+/// there the moment its request was sent (two system calls per answer, where reading header and body apart and
+/// trying before waiting took four).
 /// Not thread-safe: one ``DqliteConnection`` owns it.
 final class TCPSocket {
     private var fd: Int32
+    /// Bytes received and not yet read: `received[consumed...]`.
+    private var received: [UInt8] = []
+    private var consumed = 0
+    /// Where one `recv(2)` writes, at most 32 KiB (a larger message takes several).
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32 * 1024, alignment: 1)
 
     private init(fd: Int32) {
         self.fd = fd
@@ -14,6 +23,7 @@ final class TCPSocket {
 
     deinit {
         close()
+        scratch.deallocate()
     }
 
     /// Connects to `"<IPv4>:<port>"`, `"[<IPv6>]:<port>"` or `"localhost:<port>"`, the forms dqlite addresses take.
@@ -81,7 +91,7 @@ final class TCPSocket {
     ///
     /// Between two requests a dqlite server sends nothing, so on an idle connection either means it is unusable.
     func hasInputOrHangUp() -> Bool {
-        guard fd >= 0 else { return true }
+        guard fd >= 0, consumed == received.count else { return true }
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while true {
             let ready = poll(&descriptor, 1, 0)
@@ -94,29 +104,57 @@ final class TCPSocket {
     ///
     /// - Throws: ``DqliteError`` `.connectionClosed` when the peer closes first, `.timeout`, `.io`.
     func read(exactly count: Int, deadline: ContinuousClock.Instant) throws(DqliteError) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
+        while received.count - consumed < count {
+            try receive(deadline: deadline)
+        }
+        let bytes = Array(received[consumed..<consumed + count])
+        consumed += count
+        if consumed == received.count {
+            received.removeAll(keepingCapacity: true)
+            consumed = 0
+        }
+        return bytes
+    }
+
+    /// Acknowledges what was received at once instead of after the delayed-ACK timer (`TCP_QUICKACK`): for a
+    /// client that sent several requests in one write and has read an answer with more to come, since the
+    /// server's next answer may wait, under Nagle's algorithm, for the acknowledgement of this one (up to 40 ms).
+    func acknowledgeNow() {
+        guard fd >= 0 else { return }
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_QUICKACK, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Waits until the socket is readable, then appends what one `recv(2)` returns (at least one byte) to the
+    /// buffer.
+    private func receive(deadline: ContinuousClock.Instant) throws(DqliteError) {
+        if consumed > 0 {
+            received.removeSubrange(0..<consumed)
+            consumed = 0
+        }
+        while true {
+            try wait(for: Int16(POLLIN), until: deadline, "recv")
             let fd = self.fd
-            let result = try SystemCall.run("recv") {
-                buffer.withUnsafeMutableBytes { raw in
-                    recv(fd, raw.baseAddress! + filled, raw.count - filled, 0)
-                }
-            }
+            let scratch = self.scratch
+            let result = try SystemCall.run("recv") { recv(fd, scratch.baseAddress!, scratch.count, 0) }
             switch result {
             case .done(0):
                 throw DqliteError(kind: .connectionClosed, message: "the dqlite server closed the connection")
-            case .done(let received): filled += received
-            case .wouldBlock: try wait(for: Int16(POLLIN), until: deadline, "recv")
+            case .done(let count):
+                received.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[..<count]))
+                return
+            case .wouldBlock:
+                continue
             }
         }
-        return buffer
     }
 
     func close() {
         guard fd >= 0 else { return }
         SystemCall.close(fd)
         fd = -1
+        received = []
+        consumed = 0
     }
 
     private func wait(for events: Int16, until deadline: ContinuousClock.Instant, _ what: String) throws(DqliteError) {

@@ -132,7 +132,7 @@ public final class ClusterClient: Sendable {
     ///   `.deadlineExceeded`, `.invalidArgument`, `.tooLarge`.
     ///
     /// With `prepared`, `sql` must hold one statement: it is prepared once per leader connection and kept
-    /// (PREPARE, then QUERY by its id; ``PooledConnection/prepared(_:timedBy:)``), so the leader does not parse it
+    /// (PREPARE, then QUERY by its id; ``PooledConnection/prepared(_:keeping:timedBy:)``), so the leader does not parse it
     /// again for every request.
     public func query(
         _ sql: String,
@@ -157,6 +157,30 @@ public final class ClusterClient: Sendable {
                     try pooled.connection.query(statement, parameters: parameters, deadline: deadline)
                 }
             )
+        }
+    }
+
+    /// Runs `probe`, then `sql`, both statements that read, on one leader connection, sent in one write and
+    /// answered in order (``PooledConnection/queryPipelined(probe:_:parameters:deadline:timedBy:)``, one round
+    /// trip), both kept prepared: what a caller learns from `probe` holds for the snapshot `sql` reads, or one
+    /// before it. Retried as ``query(_:parameters:deadline:prepared:)``; either statement's FAILURE is thrown
+    /// (`probe`'s first).
+    public func query(
+        _ sql: String,
+        parameters: [DqliteValue] = [],
+        deadline: ContinuousClock.Instant? = nil,
+        after probe: String
+    ) throws(ClusterError) -> (probe: DqliteRows, rows: DqliteRows) {
+        try run(sql: sql, isWrite: false, callerDeadline: deadline) {
+            (pooled) throws(DqliteError) -> (probe: DqliteRows, rows: DqliteRows) in
+            let results = try pooled.queryPipelined(
+                probe: probe,
+                sql,
+                parameters: parameters,
+                deadline: deadline,
+                timedBy: self
+            )
+            return (try results.probe.get(), try results.rows.get())
         }
     }
 

@@ -34,10 +34,15 @@ final class PooledConnection: @unchecked Sendable {
     /// and kept. SQLite prepares a kept statement again by itself when the schema changed.
     ///
     /// `client` times the PREPARE as one of its round trips.
-    func prepared(_ sql: String, timedBy client: ClusterClient) throws(DqliteError) -> DqliteStatement {
+    /// `kept` names a statement that must not be the one finalized to make room.
+    func prepared(
+        _ sql: String,
+        keeping kept: String? = nil,
+        timedBy client: ClusterClient
+    ) throws(DqliteError) -> DqliteStatement {
         if let statement = statements[sql] { return statement }
         let statement = try client.timed { () throws(DqliteError) in try connection.prepare(sql, database: database) }
-        if statements.count >= Self.statementLimit, let victim = statements.first {
+        if statements.count >= Self.statementLimit, let victim = statements.first(where: { $0.key != kept }) {
             statements[victim.key] = nil
             try connection.finalize(victim.value)
         }
@@ -59,7 +64,7 @@ final class PooledConnection: @unchecked Sendable {
         return try withPrepared(sql, timedBy: client, byID)
     }
 
-    /// Runs `request` with `sql`'s kept statement (``prepared(_:timedBy:)``); a failure that may come from the
+    /// Runs `request` with `sql`'s kept statement (``prepared(_:keeping:timedBy:)``); a failure that may come from the
     /// schema (`SQLITE_ERROR`, `SQLITE_SCHEMA`) finalizes and forgets the statement, so that the next use prepares
     /// it anew (a failure to finalize is the connection's, found by its next request).
     func withPrepared<T>(
@@ -74,6 +79,33 @@ final class PooledConnection: @unchecked Sendable {
             forget(sql, after: error)
             throw error
         }
+    }
+
+    /// Runs `probe`'s then `sql`'s kept statements (QUERY, QUERY) sent in one write, their answers read in order
+    /// (``DqliteConnection/collectRows(_:deadline:)``): one round trip, timed by `client`, for both. Each result
+    /// is its statement's rows or FAILURE; a failure that may come from the schema forgets its statement.
+    func queryPipelined(
+        probe: String,
+        _ sql: String,
+        parameters: [DqliteValue],
+        deadline: ContinuousClock.Instant?,
+        timedBy client: ClusterClient
+    ) throws(DqliteError) -> (probe: Result<DqliteRows, DqliteError>, rows: Result<DqliteRows, DqliteError>) {
+        let probeStatement = try prepared(probe, timedBy: client)
+        let statement = try prepared(sql, keeping: probe, timedBy: client)
+        let results = try client.timed { () throws(DqliteError) in
+            try connection.collectRows(
+                [
+                    .query(database: database, statement: probeStatement.id, parameters: []),
+                    .query(database: database, statement: statement.id, parameters: parameters),
+                ],
+                deadline: deadline
+            )
+        }
+        for (text, result) in zip([probe, sql], results) {
+            if case .failure(let error) = result { forget(text, after: error) }
+        }
+        return (results[0], results[1])
     }
 
     /// After `error` from `sql`'s kept statement: one that may come from the schema (`SQLITE_ERROR`,

@@ -37,6 +37,39 @@ struct ClusterClientPreparedTests {
         #expect(client.statistics.roundTrips - unprepared == 10)
     }
 
+    /// Checks a read sent after a probe in one write (`query(_:after:)`): both answers, one round trip once both
+    /// statements are kept, and the probe's FAILURE thrown before the read's.
+    @Test func aReadAfterAProbe_isOneRoundTrip() throws {
+        let (member, client) = try cluster()
+        defer { _ = member }
+        let version = try client.query("PRAGMA schema_version").rows
+        let first = try client.query(
+            "SELECT * FROM t WHERE id = ?",
+            parameters: [.integer(2)],
+            after: "PRAGMA schema_version"
+        )
+        #expect(first.probe.rows == version)
+        #expect(first.rows.columns == ["id", "v"])
+        #expect(first.rows.rows == [[.integer(2), .text("b")]])
+        let before = client.statistics.roundTrips
+        for id in 1...5 {
+            let answer = try client.query(
+                "SELECT v FROM t WHERE id = ?",
+                parameters: [.integer(Int64(id % 2 + 1))],
+                after: "PRAGMA schema_version"
+            )
+            #expect(answer.probe.rows == version)
+            #expect(answer.rows.rows == [[.text(id % 2 == 0 ? "a" : "b")]])
+        }
+        // Five reads: one PREPARE for the new statement (the probe is kept), then one round trip each.
+        #expect(client.statistics.roundTrips - before == 6)
+        let probeFails = clusterError { try client.query("SELECT v FROM t", after: "SELECT * FROM nowhere") }
+        #expect(probeFails?.message.contains("no such table: nowhere") == true)
+        let readFails = clusterError { try client.query("SELECT * FROM nowhere", after: "PRAGMA schema_version") }
+        #expect(readFails?.message.contains("no such table: nowhere") == true)
+        #expect(try client.query("SELECT count(*) FROM t", after: "PRAGMA schema_version").rows.rows == [[.integer(2)]])
+    }
+
     /// Checks that a kept statement holds no snapshot between its uses: after each write (through another client,
     /// so on another connection) the same kept read sees the new row.
     @Test func aKeptRead_seesEveryLaterWrite() throws {

@@ -128,6 +128,40 @@ final class DqliteConnectionTests {
         #expect(try connection.query(sql: "SELECT count(*) FROM big", database: db).rows == [[.integer(3000)]])
     }
 
+    /// Checks queries sent in one write (`collectRows([…])`): each answer comes back in order, a multi-part one
+    /// whole, a FAILURE as that request's result without breaking the others, and the connection stays in step.
+    @Test func pipelinedQueries_answerInOrder() throws {
+        _ = try connection.exec(
+            sql: """
+                CREATE TABLE big(n INTEGER PRIMARY KEY, pad TEXT);
+                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000)
+                INSERT INTO big SELECT x, printf('%080d', x) FROM c;
+                """,
+            database: db
+        )
+        let count = try connection.prepare("SELECT count(*) FROM big WHERE n <= ?", database: db)
+        let results = try connection.collectRows([
+            .querySQL(database: db, sql: "PRAGMA schema_version", parameters: []),
+            .querySQL(database: db, sql: "SELECT n, pad FROM big ORDER BY n", parameters: []),
+            .querySQL(database: db, sql: "SELECT * FROM nowhere", parameters: []),
+            .query(database: db, statement: count.id, parameters: [.integer(10)]),
+        ])
+        #expect(results.count == 4)
+        #expect(try results[0].get().columns == ["schema_version"])
+        let all = try results[1].get()
+        #expect(all.rows.count == 2000)
+        #expect(all.rows.last?.first == .integer(2000))
+        guard case .failure(let missing) = results[2] else {
+            Issue.record("the query of a missing table answered rows")
+            return
+        }
+        #expect(missing.kind == .failure)
+        #expect(missing.message == "no such table: nowhere")
+        #expect(try results[3].get().rows == [[.integer(10)]])
+        #expect(connection.isOpen)
+        #expect(try connection.query(count, parameters: [.integer(5)]).rows == [[.integer(5)]])
+    }
+
     /// Checks that a result set over the limit is refused and closes the connection (the server keeps sending).
     @Test func query_overTheResultLimit_closesTheConnection() throws {
         _ = try connection.exec(

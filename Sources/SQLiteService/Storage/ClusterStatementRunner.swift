@@ -15,6 +15,9 @@ struct ClusterStatementRunner {
     /// Whether a read's result columns are compared with those of the copy of the schema, which was not checked
     /// against the leader's schema version for this request: a difference throws ``APIError/staleSchemaCopy``.
     var checksColumns = false
+    /// The leader's schema version the copy was built from, for a read to check in its own round trip
+    /// (``ClusterTarget/query(_:_:until:expectingSchemaVersion:)``); nil: not checked with the statement.
+    var expectedSchemaVersion: Int64?
 
     /// Prepares `request` on `db` (the copy of the schema), runs it on the leader and appends its result to `out`.
     ///
@@ -79,6 +82,7 @@ struct ClusterStatementRunner {
                     parameters,
                     on: target,
                     checksColumns: checksColumns,
+                    expectedSchemaVersion: expectedSchemaVersion,
                     until: deadline,
                     rows: &rows,
                     into: &result
@@ -120,6 +124,7 @@ struct ClusterStatementRunner {
         _ parameters: [DqliteValue],
         on target: ClusterTarget,
         checksColumns: Bool,
+        expectedSchemaVersion: Int64?,
         until deadline: ContinuousClock.Instant,
         rows: inout ClusterRowWriter,
         into out: inout JSONWriter
@@ -139,7 +144,17 @@ struct ClusterStatementRunner {
             }
         }
         if plan.isReadOnly {
-            let returned = try target.query(plan.sql, parameters, until: deadline)
+            let returned =
+                if let expectedSchemaVersion {
+                    try target.query(
+                        plan.sql,
+                        parameters,
+                        until: deadline,
+                        expectingSchemaVersion: expectedSchemaVersion
+                    )
+                } else {
+                    try target.query(plan.sql, parameters, until: deadline)
+                }
             if checksColumns, returned.columns != plan.profile.columnNames { throw APIError.staleSchemaCopy }
             try rows.write(returned, into: &out)
             return Outcome(changes: 0)

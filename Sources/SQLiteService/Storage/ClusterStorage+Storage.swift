@@ -26,19 +26,26 @@ extension ClusterStorage: Storage {
     /// `SQLITE_ERROR` or `SQLITE_SCHEMA`, from the copy or the leader, or result columns other than the copy's) is
     /// given up, and the request runs again on a copy checked against the leader (rebuilt when the schema changed),
     /// whose answer stands.
+    ///
+    /// A `*` takes its columns from the schema, and a stale answer can match a stale copy: dqlite 1.11 reads a
+    /// statement's column count before its first step, so a leader connection whose statement was prepared on the
+    /// old schema answers once in the old layout after another node's `ALTER TABLE` (SQLite prepares it again
+    /// within that step, too late for the header), and the copy as last checked would match it. Such a statement
+    /// goes with `PRAGMA schema_version` in the same write (still one round trip), and an answer whose version is
+    /// not the copy's is given up as above; with the versions equal the copy is the leader's schema, and a stale
+    /// header differs from it.
     func query(
         _ request: QueryRequest,
         context: inout RequestContext,
         metrics: ServiceMetrics?
     ) throws(APIError) -> [UInt8] {
         let before = context
-        // A `*` takes its columns from the schema: after another node's DDL a leader connection may answer it once
-        // in the old layout, which the copy as last checked would match. Such a statement checks the copy first.
-        var checkedCopy = request.statement.sql.contains("*")
+        let withStar = request.statement.sql.contains("*")
+        var checkedCopy = false
         var attempts = 0
         while true {
             do {
-                return try query(request, context: &context, checkedCopy: checkedCopy)
+                return try query(request, context: &context, checkedCopy: checkedCopy, checkingVersion: withStar)
             } catch {
                 attempts += 1
                 guard attempts < 3, Self.mayComeFromAStaleCopy(error) else { throw error }
@@ -51,15 +58,21 @@ extension ClusterStorage: Storage {
     private func query(
         _ request: QueryRequest,
         context: inout RequestContext,
-        checkedCopy: Bool
+        checkedCopy: Bool,
+        checkingVersion: Bool
     ) throws(APIError) -> [UInt8] {
-        let plan = try readSchema.withSchema(refreshingFrom: reader, checkingVersion: checkedCopy) {
-            db throws(APIError) in
-            try ClusterStatementPlan(request.statement, on: db, context: context)
+        let (plan, version) = try readSchema.withSchema(refreshingFrom: reader, checkingVersion: checkedCopy) {
+            (db, version) throws(APIError) in
+            (try ClusterStatementPlan(request.statement, on: db, context: context), version)
         }
         var writer = JSONWriter()
         var runner = ClusterStatementRunner(target: .readOnly(reader))
         runner.checksColumns = true
+        if checkingVersion, !checkedCopy {
+            // The copy was never checked (nil): check it first, then run as after a stale answer.
+            guard let version else { throw APIError.staleSchemaCopy }
+            runner.expectedSchemaVersion = version
+        }
         try runner.run(plan, on: nil, context: &context, into: &writer)
         return writer.bytes
     }

@@ -37,6 +37,26 @@ enum ClusterTarget {
         }
     }
 
+    /// Runs a read through the read-only client as ``query(_:_:until:)`` does, in the same write as `PRAGMA
+    /// schema_version` (one round trip for both): a leader whose schema version is not `expected` throws
+    /// ``APIError/staleSchemaCopy``, since the statement was checked on a copy of another schema.
+    func query(
+        _ sql: String,
+        _ parameters: [DqliteValue],
+        until deadline: ContinuousClock.Instant?,
+        expectingSchemaVersion expected: Int64
+    ) throws(APIError) -> DqliteRows {
+        guard case .readOnly(let client) = self else { return try query(sql, parameters, until: deadline) }
+        let answer: (probe: DqliteRows, rows: DqliteRows)
+        do {
+            answer = try client.query(sql, parameters: parameters, deadline: deadline, after: "PRAGMA schema_version")
+        } catch {
+            throw APIError(cluster: error, isWrite: false)
+        }
+        guard case .integer(expected)? = answer.probe.rows.first?.first else { throw APIError.staleSchemaCopy }
+        return answer.rows
+    }
+
     /// Runs a statement without rows (EXEC).
     func exec(_ sql: String, _ parameters: [DqliteValue]) throws(APIError) -> DqliteExecResult {
         try exec(sql, parameters, prepared: true)

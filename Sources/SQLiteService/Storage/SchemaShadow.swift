@@ -16,7 +16,8 @@ import SQLiteEngine
 /// The copy follows the leader's `PRAGMA schema_version`, read when a write group or a request other than `/query`
 /// takes the copy (one more round trip), and is rebuilt from the leader's `sqlite_master` when it changed. `/query`
 /// takes the copy as last checked (``withSchema(refreshingFrom:checkingVersion:_:)`` with `false`: one round trip
-/// in all) and checks it only when the answer shows it out of date (see ``ClusterStorage``'s `query`). The write
+/// in all) and checks it only when the answer shows it out of date (see ``ClusterStorage``'s `query`); a read
+/// with a `*` sends the version check in the same write as the statement. The write
 /// copy marks the read copy for a check (``invalidate()``) whenever it sees the schema change. A request's own DDL
 /// is applied to the copy as it runs, so that its later statements see it (inside `/transaction` the leader's other
 /// connections do not see it before the COMMIT). A schema changed through another node between the version check and a
@@ -54,6 +55,19 @@ final class SchemaShadow: @unchecked Sendable {
         checkingVersion: Bool = true,
         _ body: (Database) throws(APIError) -> T
     ) throws(APIError) -> T {
+        try withSchema(refreshingFrom: client, checkingVersion: checkingVersion) { (db, _) throws(APIError) in
+            try body(db)
+        }
+    }
+
+    /// ``withSchema(refreshingFrom:checkingVersion:_:)`` whose `body` is also given the leader's schema version
+    /// the copy was built from: whoever runs a statement prepared on the copy can check that version against the
+    /// leader's in the same round trip (a `*` read, see ``ClusterStorage``'s `query`).
+    func withSchema<T>(
+        refreshingFrom client: ClusterClient,
+        checkingVersion: Bool = true,
+        _ body: (Database, Int64?) throws(APIError) -> T
+    ) throws(APIError) -> T {
         lock.lock()
         defer { lock.unlock() }
         let db: Database
@@ -72,7 +86,7 @@ final class SchemaShadow: @unchecked Sendable {
                 dependent?.invalidate()
             }
         }
-        return try body(db)
+        return try body(db, version)
     }
 
     private func current(_ client: ClusterClient) throws(APIError) -> Database {
