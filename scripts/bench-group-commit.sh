@@ -57,52 +57,13 @@ log "building the C reference server"
 REFERENCE=$WORK/reference-server
 cc -O2 -o "$REFERENCE" "$BENCH/reference-server.c" -lsqlite3 -lpthread
 
-if [[ -n ${BENCH_BIN_DIR:-} ]]; then
-    SQLITED=$(cd "$BENCH_BIN_DIR" && pwd)/sqlited
-else
-    if [[ ${BENCH_NO_SWIFT_BUILD:-0} != 1 ]]; then
-        log "swift build -c release --product sqlited (log: $WORK/build.log)"
-        (cd "$ROOT" && swift build -c release --product sqlited) >"$WORK/build.log" 2>&1 ||
-            { log "release build failed: see $WORK/build.log"; exit 1; }
-    fi
-    SQLITED=$(cd "$ROOT" && swift build -c release --show-bin-path)/sqlited
-fi
-[[ -x $SQLITED ]] || { log "no sqlited binary at $SQLITED"; exit 1; }
+source "$ROOT/scripts/lib/bench-sqlited.sh"
 
 BASE_DB=$WORK/base.sqlite
 sqlite3 "$BASE_DB" >/dev/null <<'SQL'
 PRAGMA journal_mode=WAL;
 CREATE TABLE w(id INTEGER PRIMARY KEY, v TEXT);
 SQL
-
-free_port() {
-    local i port
-    for ((i = 0; i < 100; i++)); do
-        port=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return 0
-        fi
-    done
-    return 1
-}
-probe() { # URL: one INSERT answered 200 with changes 1
-    local out code
-    out=$WORK/probe.json
-    code=$(curl -sS -o "$out" -w '%{http_code}' --max-time 2 -X POST -H 'Content-Type: application/json' \
-        -d '{"sql": "INSERT INTO w(v) VALUES (?)", "params": ["x"]}' "$1/update" 2>/dev/null) || return 1
-    [[ $code == 200 ]] && grep -q '"changes" *: *1[,}]' "$out"
-}
-to_ms() {
-    awk -v v="$1" 'BEGIN {
-        if (v ~ /us$/) { sub(/us$/, "", v); printf "%.3f", v / 1000 }
-        else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.3f", v }
-        else if (v ~ /m$/) { sub(/m$/, "", v); printf "%.3f", v * 60000 }
-        else if (v ~ /s$/) { sub(/s$/, "", v); printf "%.3f", v * 1000 }
-        else { printf "?" }
-    }'
-}
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 declare -A RPS=() P50=() P99=() ERRORS=()
 
@@ -126,7 +87,7 @@ measure() {
     local i ready=0
     for ((i = 0; i < 150; i++)); do
         kill -0 "$SERVER_PID" 2>/dev/null || break
-        if probe "$url"; then ready=1; break; fi
+        if probe_insert "$url"; then ready=1; break; fi
         sleep 0.1
     done
     if [[ $ready != 1 ]]; then

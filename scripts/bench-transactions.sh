@@ -38,26 +38,7 @@ for tool in python3 curl sqlite3 taskset; do
 done
 (($(nproc) >= 2)) || log "fewer than 2 CPUs: pinning server and client to CPUs 0 and 1 will fail"
 
-if [[ -n ${BENCH_BIN_DIR:-} ]]; then
-    SQLITED=$(cd "$BENCH_BIN_DIR" && pwd)/sqlited
-else
-    if [[ ${BENCH_NO_SWIFT_BUILD:-0} != 1 ]]; then
-        log "swift build -c release --product sqlited (log: $WORK/build.log)"
-        (cd "$ROOT" && swift build -c release --product sqlited) >"$WORK/build.log" 2>&1 ||
-            { log "release build failed: see $WORK/build.log"; cat "$WORK/build.log" >&2; exit 1; }
-    fi
-    SQLITED=$(cd "$ROOT" && swift build -c release --show-bin-path)/sqlited
-fi
-[[ -x $SQLITED ]] || { log "no sqlited binary at $SQLITED"; exit 1; }
-
-free_port() {
-    local port
-    while :; do
-        port=$((20000 + RANDOM % 40000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
-    done
-}
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+source "$ROOT/scripts/lib/bench-sqlited.sh"
 
 declare -A TPS=() RETRIES=()
 # measure MODE CLIENTS: per run a fresh database with rows 1..CLIENTS, the server pinned to CPU 0, the client to 1.

@@ -8,6 +8,7 @@ Usage: query-client.py PORT N [query|table-row]
 Used by scripts/bench-http-instructions.sh.
 """
 import socket, sys, random
+from http1_response import read_response
 port = int(sys.argv[1]); n = int(sys.argv[2]); conns = 4
 workload = sys.argv[3] if len(sys.argv) > 3 else "query"
 assert workload in ("query", "table-row"), workload
@@ -18,15 +19,6 @@ def req(i):
         return ("GET /tables/t/rows/%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (random.randint(1, 100000), port)).encode()
     body = '{"sql": "SELECT * FROM t WHERE id = ?", "params": [%d]}' % random.randint(1, 100000)
     return ("POST /query HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (port, len(body), body)).encode()
-def read_response(s, buf):
-    while b"\r\n\r\n" not in buf:
-        buf += s.recv(65536)
-    head, rest = buf.split(b"\r\n\r\n", 1)
-    length = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")][0])
-    while len(rest) < length:
-        rest += s.recv(65536)
-    assert head.startswith(b"HTTP/1.1 200"), head
-    return rest[length:]
 bufs = [b""] * conns
 for i in range(n // conns):
     for k, s in enumerate(socks):

@@ -1,6 +1,7 @@
 """Benchmarks/http/update-client.py PORT N plain|keyed [conns]: N POST /update single-row inserts over CONNS keep-alive connections,
 one request per connection at a time (all connections sent before any answer is read), each answered 200."""
 import socket, sys, os
+from http1_response import read_response
 port = int(sys.argv[1]); n = int(sys.argv[2]); mode = sys.argv[3]; conns = int(sys.argv[4]) if len(sys.argv) > 4 else 16
 socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(conns)]
 prefix = os.urandom(6).hex()
@@ -11,15 +12,6 @@ def req():
     counter += 1
     key = "Idempotency-Key: %s-%d\r\n" % (prefix, counter) if mode == "keyed" else ""
     return ("POST /update HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s" % (port, key, len(body), body)).encode()
-def read_response(s, buf):
-    while b"\r\n\r\n" not in buf:
-        buf += s.recv(65536)
-    head, rest = buf.split(b"\r\n\r\n", 1)
-    length = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")][0])
-    while len(rest) < length:
-        rest += s.recv(65536)
-    assert head.startswith(b"HTTP/1.1 200"), head
-    return rest[length:]
 bufs = [b""] * conns
 sent = 0
 while sent < n:

@@ -19,6 +19,19 @@ final class DqliteConnectionTests {
         db = try connection.open("test.db")
     }
 
+    /// Creates `big(n INTEGER PRIMARY KEY, pad TEXT)` with `rows` rows of 80-character `pad`s: results of several
+    /// ROWS parts.
+    private func makeBigTable(rows: Int) throws {
+        _ = try connection.exec(
+            sql: """
+                CREATE TABLE big(n INTEGER PRIMARY KEY, pad TEXT);
+                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \(rows))
+                INSERT INTO big SELECT x, printf('%080d', x) FROM c;
+                """,
+            database: db
+        )
+    }
+
     /// Checks that LEADER on the only voter answers with the node itself, and CLIENT with WELCOME.
     @Test func leader_answersItself() throws {
         let leader = try #require(try connection.leader())
@@ -98,14 +111,7 @@ final class DqliteConnectionTests {
 
     /// Checks a result set the server sends in several ROWS parts: the parts, then the gathered rows in order.
     @Test func query_spanningSeveralRowsParts() throws {
-        _ = try connection.exec(
-            sql: """
-                CREATE TABLE big(n INTEGER PRIMARY KEY, pad TEXT);
-                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000)
-                INSERT INTO big SELECT x, printf('%080d', x) FROM c;
-                """,
-            database: db
-        )
+        try makeBigTable(rows: 3000)
         var parts = 0
         var count = 0
         var response = try connection.send(
@@ -131,14 +137,7 @@ final class DqliteConnectionTests {
     /// Checks queries sent in one write (`collectRows([…])`): each answer comes back in order, a multi-part one
     /// whole, a FAILURE as that request's result without breaking the others, and the connection stays in step.
     @Test func pipelinedQueries_answerInOrder() throws {
-        _ = try connection.exec(
-            sql: """
-                CREATE TABLE big(n INTEGER PRIMARY KEY, pad TEXT);
-                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000)
-                INSERT INTO big SELECT x, printf('%080d', x) FROM c;
-                """,
-            database: db
-        )
+        try makeBigTable(rows: 2000)
         let count = try connection.prepare("SELECT count(*) FROM big WHERE n <= ?", database: db)
         let results = try connection.collectRows([
             .querySQL(database: db, sql: "PRAGMA schema_version", parameters: []),
@@ -164,14 +163,7 @@ final class DqliteConnectionTests {
 
     /// Checks that a result set over the limit is refused and closes the connection (the server keeps sending).
     @Test func query_overTheResultLimit_closesTheConnection() throws {
-        _ = try connection.exec(
-            sql: """
-                CREATE TABLE big(pad TEXT);
-                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000)
-                INSERT INTO big SELECT printf('%080d', x) FROM c;
-                """,
-            database: db
-        )
+        try makeBigTable(rows: 2000)
         let small = DqliteConnection.Options(requestTimeout: .seconds(15), limits: DqliteLimits(maxResultBytes: 16_384))
         let limited = try DqliteConnection(address: node.address, options: small)
         let limitedDB = try limited.open("test.db")
