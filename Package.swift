@@ -165,11 +165,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Real dqlite nodes in the test process, formed into a cluster and driven through DqliteCluster; plus a
-        // scripted fake server for the retry rules. SQLiteService for the SQL policy on the leader's connections.
+        // scripted fake server for the retry rules. SQLiteService for the SQL policy on the leader's connections and
+        // an in-process service over a real node (HTTPServer's request and response, swift-log's Logger).
         .testTarget(
             name: "DqliteClusterTests",
             dependencies: [
                 "DqliteCluster", "DqliteNode", "DqliteClient", "LoopbackTestSupport", "SQLiteService", "SQLiteEngine",
+                "HTTPServer", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -56,8 +56,7 @@ public final class SQLiteService: HTTPHandler {
         self.init(storage: .local(pool), limits: limits, version: version, logger: logger, options: options)
     }
 
-    /// Creates the service over `storage`; with ``StorageBackend/cluster(_:)`` group commit is off whatever
-    /// `options` say.
+    /// Creates the service over `storage`: this machine's pool, or a dqlite cluster (``StorageBackend``).
     public init(
         storage: StorageBackend,
         limits: ServiceLimits = ServiceLimits(),

@@ -121,22 +121,15 @@ final class Route: Sendable {
         return try service.performWrite(write, settings)
     }
 
-    /// The write of `request` in the local group committer's form (``Placement/groupCommit``).
-    func preparedWrite(
+    /// The write of `request` for a group committer (``Placement/groupCommit``), taken on the event loop.
+    func storageWrite(
         _ service: SQLiteService,
         _ request: HTTPRequest,
         _ settings: ServiceSettings,
         tokenName: String?
-    ) throws(APIError) -> PreparedWrite? {
+    ) throws(APIError) -> StorageWrite? {
         guard let makeWrite else { return nil }
-        return service.preparedWrite(
-            try service.storageWrite(
-                makeWrite,
-                request,
-                settings: settings,
-                tokenName: tokenName
-            )
-        )
+        return try service.storageWrite(makeWrite, request, settings: settings, tokenName: tokenName)
     }
 
     /// Whether the route serves `method` (`HEAD` where it serves `GET`).

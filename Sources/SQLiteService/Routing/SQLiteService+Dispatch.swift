@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// The event loop is offered every request first: it answers what is cheap there (a route placed
 /// ``Route/Placement/eventLoop`` whose handler answers at once, and every error that needs no database); the group
-/// committer takes the writes (``Route/Placement/groupCommit``) on the local storage; a handler thread answers the
-/// rest. On the cluster storage every request goes to a handler thread (its statements wait for the leader).
+/// committer takes the writes (``Route/Placement/groupCommit``); a handler thread answers the rest. On the cluster
+/// storage every other request goes to a handler thread (its statements wait for the leader).
 extension SQLiteService {
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         // The closure always answers, so `answering` never gives nil here.
@@ -55,19 +55,21 @@ extension SQLiteService {
     /// the `COMMIT` (its fsync) is over. No handler thread waits per request: a thread per waiting request cost
     /// every write two thread wake-ups, which on one core took more time than the write itself.
     ///
-    /// False (the request goes to ``handle(_:)``, with the same answers) on the cluster storage, with group commit
-    /// off, for a body larger than ``eventLoopBodyLimit`` (decoding it could hold the loop), and for any request no
-    /// group-commit route serves (a method a writing path does not serve is taken, and answered 405 at once).
+    /// On both storages: the cluster's group is led by the committer's own queue, which waits for the leader's
+    /// answers, never by the event loop. False (the request goes to ``handle(_:)``, with the same answers) with
+    /// group commit off, for a body larger than ``eventLoopBodyLimit`` (decoding it could hold the loop), and for
+    /// any request no group-commit route serves (a method a writing path does not serve is taken, and answered 405
+    /// at once).
     public func handleDeferred(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool {
         let started = ContinuousClock.now
         let settings = self.settings
         let groupCommit = settings.options.groupCommit
-        guard case .local = storage, groupCommit.isEnabled, request.body.count <= Self.eventLoopBodyLimit else {
+        guard groupCommit.isEnabled, request.body.count <= Self.eventLoopBodyLimit else {
             return false
         }
         let endpoint = ServiceEndpoint(request)
         // A write, or a method no route of a writing path serves (its 405 is answered here at once).
-        let match = RouteTable.match(endpoint, method: request.method, onCluster: false)
+        let match = RouteTable.match(endpoint, method: request.method, onCluster: storage.isCluster)
         switch match {
         case .route(let route) where route.makeWrite != nil: break
         case .methodNotAllowed where RouteTable.hasGroupCommitRoute(endpoint): break
@@ -78,24 +80,42 @@ extension SQLiteService {
             respond(handled.response)
         }
         var tokenName: String?
-        let write: PreparedWrite
+        let write: StorageWrite
         do throws(APIError) {
             let route = try resolve(request, endpoint, settings: settings, tokenName: &tokenName, match: match)
-            guard let prepared = try route.preparedWrite(self, request, settings, tokenName: tokenName) else {
+            guard let storageWrite = try route.storageWrite(self, request, settings, tokenName: tokenName) else {
                 throw .internal("no write for this route")
             }
-            write = prepared
+            write = storageWrite
         } catch {
             finish(failure(error, answering: request, tokenName: tokenName))
             return true
         }
-        onWriterInGroupDeferred(write, metrics: settings.options.metrics, options: groupCommit) { [tokenName] result in
+        let completion: (Result<HTTPResponse, APIError>) -> Void = { [tokenName] result in
             // The key is free again before the client can read the answer and send the next request.
             write.claim?.release()
             switch result {
             case .success(let response): finish(ServiceResponse(response: response, tokenName: tokenName))
             case .failure(let error): finish(self.failure(error, answering: request, tokenName: tokenName))
             }
+        }
+        let metrics = settings.options.metrics
+        switch storage {
+        case .local:
+            onWriterInGroupDeferred(
+                preparedWrite(write),
+                metrics: metrics,
+                options: groupCommit,
+                completion: completion
+            )
+        case .cluster(let cluster):
+            cluster.runInGroupDeferred(
+                write,
+                options: groupCommit,
+                metrics: metrics,
+                logger: logger,
+                completion: completion
+            )
         }
         return true
     }
@@ -172,9 +192,7 @@ extension SQLiteService {
         tokenName = try authenticate(request, endpoint: endpoint, tokens: settings.tokens)
         // The console's paths do not exist while it is off: 404 whatever the method.
         if endpoint.isConsole && !settings.options.consoleEnabled { throw Self.noEndpoint(request) }
-        let onCluster: Bool
-        if case .cluster = storage { onCluster = true } else { onCluster = false }
-        switch match ?? RouteTable.match(endpoint, method: request.method, onCluster: onCluster) {
+        switch match ?? RouteTable.match(endpoint, method: request.method, onCluster: storage.isCluster) {
         case .route(let route):
             if route.requiresJSON { try JSONContentType.check(request.headers["content-type"]) }
             return route

@@ -21,9 +21,55 @@ extension ClusterStorage {
             metrics: metrics,
             logger: logger
         ) { (unit) throws(APIError) -> HTTPResponse in
-            try unit.committingAlone(deadline: write.deadline, isOneStatement: write.isOneStatement) {
-                (session) throws(APIError) -> HTTPResponse in try write.body(session)
-            }
+            try Self.run(write, in: unit)
+        }
+    }
+
+    /// ``runInGroup(_:options:metrics:logger:)`` without a thread waiting: `write` is queued for this node's next
+    /// group from the event loop, and `completion` gets its response (or error) once the group's `COMMIT` is
+    /// answered — called by the thread that led the group (the committer's own queue: a deferred request never
+    /// leads, see ``GroupCommitter``).
+    func runInGroupDeferred(
+        _ write: StorageWrite,
+        options: GroupCommitOptions,
+        metrics: ServiceMetrics?,
+        logger: Logger,
+        completion: @escaping (Result<HTTPResponse, APIError>) -> Void
+    ) {
+        // Touched only by the group's leader (see GroupTicket).
+        final class Outcome {
+            var value: Result<HTTPResponse, APIError>?
+        }
+        let outcome = Outcome()
+        let ticket = GroupTicket<ClusterGroupTransaction>(
+            bytes: write.bytes,
+            deadline: write.deadline,
+            isOneTransaction: write.isOneTransaction,
+            run: { unit in
+                do throws(APIError) {
+                    outcome.value = .success(try Self.run(write, in: unit))
+                    return true
+                } catch {
+                    outcome.value = .failure(error)
+                    return false
+                }
+            },
+            fail: { error in outcome.value = .failure(error) },
+            onComplete: { completion(outcome.value ?? .failure(.internal("the write request was not run"))) }
+        )
+        groupCommitter.submitDeferred(
+            ticket,
+            writer: ClusterGroupWriter(storage: self),
+            options: options,
+            metrics: metrics,
+            logger: logger
+        )
+    }
+
+    /// One request's run in its group (in a savepoint of its own, or alone when the group is only it).
+    private static func run(_ write: StorageWrite, in unit: ClusterGroupTransaction) throws(APIError) -> HTTPResponse {
+        try unit.committingAlone(deadline: write.deadline, isOneStatement: write.isOneStatement) {
+            (session) throws(APIError) -> HTTPResponse in try write.body(session)
         }
     }
 }
