@@ -161,6 +161,23 @@ final class DqliteConnectionTests {
         #expect(try connection.query(count, parameters: [.integer(5)]).rows == [[.integer(5)]])
     }
 
+    /// Checks that messages larger than one receive (32 KiB) arrive whole, in both directions: a 300,000-byte text and
+    /// blob sent as parameters, then read back together in one row, then a small answer right after on the same
+    /// connection (the receive buffer keeps nothing of the large one).
+    @Test func largeValues_crossSeveralReceives() throws {
+        _ = try connection.exec(sql: "CREATE TABLE large(t TEXT, b BLOB)", database: db)
+        let text = String((0..<300_000).map { Character(UnicodeScalar(UInt8(97 + $0 % 26))) })
+        let blob = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        _ = try connection.exec(
+            sql: "INSERT INTO large VALUES (?, ?)",
+            parameters: [.text(text), .blob(blob)],
+            database: db
+        )
+        let rows = try connection.query(sql: "SELECT t, b, length(t) FROM large", database: db)
+        #expect(rows.rows == [[.text(text), .blob(blob), .integer(300_000)]])
+        #expect(try connection.query(sql: "SELECT 1", database: db).rows == [[.integer(1)]])
+    }
+
     /// Checks that a result set over the limit is refused and closes the connection (the server keeps sending).
     @Test func query_overTheResultLimit_closesTheConnection() throws {
         try makeBigTable(rows: 2000)
