@@ -19,9 +19,18 @@ import Glibc
     static func makePipe() throws -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         try #require(pipe(&fds) == 0)
-        // Close-on-exec: a child process another suite starts meanwhile must not hold the write end open.
+        // Close-on-exec: a child process another suite starts meanwhile must not hold the write end open. (Glibc's
+        // module does not export pipe2, which would set it atomically.)
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return (fds[0], fds[1])
+    }
+
+    /// What each descriptor refers to (`/proc/self/fd`), for a failure's message.
+    static func describe(_ descriptors: [Int32]) -> String {
+        descriptors.map { fd in
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? "closed"
+            return "\(fd) → \(target)"
+        }.joined(separator: ", ")
     }
 
     /// Reads everything until end of stream.
@@ -176,10 +185,13 @@ import Glibc
         // The pipe and the sink's buffer (4 KiB) fill up; the rest is dropped, without waiting.
         let line = String(repeating: "y", count: 99) + "\n"
         let total = max(2_000, 3 * (pipeCapacity + 4096) / line.utf8.count)
+        let before = Self.describe([readEnd, writeEnd])
         for _ in 0..<total {
             sink.append(line)
         }
-        #expect(sink.pendingDropCount > 0)
+        // What the descriptors were before and after (a suite running meanwhile that closed a descriptor twice could
+        // take this pipe's read end: the writer would then never block; seen once, not explained).
+        #expect(sink.pendingDropCount > 0, "before: \(before), after: \(Self.describe([readEnd, writeEnd]))")
         let done = DispatchSemaphore(value: 0)
         let output = Mutex<String?>(nil)
         Thread {
