@@ -187,19 +187,7 @@ SQL
 
 # ------------------------------------------------------------------ helpers
 
-free_port() {
-    local i port
-    for ((i = 0; i < 100; i++)); do
-        port=$((20000 + RANDOM % 40000))
-        # Nothing answers on it (a connect fails), so it is very probably free to bind.
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return 0
-        fi
-    done
-    log "no free port found in 100 tries"
-    return 1
-}
+source "$ROOT/scripts/lib/bench-helpers.sh"
 
 # probe WORKLOAD URL OUT: one request like the workload's; succeeds when the answer is a correct 200.
 probe() {
@@ -234,21 +222,6 @@ peak_rss_kib() {
     echo "$total"
 }
 
-# wrk prints latencies as 812.00us, 1.23ms or 1.05s: convert to milliseconds.
-to_ms() {
-    awk -v v="$1" 'BEGIN {
-        if (v ~ /us$/) { sub(/us$/, "", v); printf "%.3f", v / 1000 }
-        else if (v ~ /ms$/) { sub(/ms$/, "", v); printf "%.3f", v }
-        else if (v ~ /m$/) { sub(/m$/, "", v); printf "%.3f", v * 60000 }
-        else if (v ~ /s$/) { sub(/s$/, "", v); printf "%.3f", v * 1000 }
-        else { printf "?" }
-    }'
-}
-
-# median VALUE...: the middle value (the lower middle one for an even count).
-median() {
-    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
-}
 
 declare -a ROWS=()        # "server|workload|rps|p50|p99|rss|errors"
 declare -A RPS=()         # "server|workload" -> requests/s

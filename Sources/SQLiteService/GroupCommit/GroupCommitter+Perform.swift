@@ -40,4 +40,48 @@ extension GroupCommitter {
         guard let outcome else { throw .internal("the write request was not run") }
         return try outcome.get()
     }
+
+    /// ``perform(writer:bytes:deadline:isOneTransaction:writerWaitLimit:options:metrics:logger:_:)`` without a
+    /// thread waiting: `body` runs in the next group and `completion` gets its value (or error) once the group's
+    /// `COMMIT` is over — called by the thread that led the group. The one deferred submission of both storages'
+    /// writes (``SQLiteService/onWriterInGroupDeferred(_:metrics:options:completion:)``,
+    /// ``ClusterStorage/runInGroupDeferred(_:options:metrics:logger:completion:)``).
+    func performDeferred<T>(
+        writer: Writer,
+        bytes: Int,
+        deadline: ContinuousClock.Instant?,
+        isOneTransaction: Bool,
+        writerWaitLimit: ContinuousClock.Instant? = nil,
+        options: GroupCommitOptions,
+        metrics: ServiceMetrics?,
+        logger: Logger,
+        _ body: @escaping (Writer.Unit) throws(APIError) -> T,
+        completion: @escaping (Result<T, APIError>) -> Void
+    ) {
+        let outcome = DeferredOutcome<T>()
+        let ticket = GroupTicket<Writer.Unit>(
+            bytes: bytes,
+            deadline: deadline,
+            isOneTransaction: isOneTransaction,
+            writerWaitLimit: writerWaitLimit,
+            run: { unit in
+                do throws(APIError) {
+                    outcome.value = .success(try body(unit))
+                    return true
+                } catch {
+                    outcome.value = .failure(error)
+                    return false
+                }
+            },
+            fail: { error in outcome.value = .failure(error) },
+            onComplete: { completion(outcome.value ?? .failure(.internal("the write request was not run"))) }
+        )
+        submitDeferred(ticket, writer: writer, options: options, metrics: metrics, logger: logger)
+    }
+}
+
+/// A deferred request's outcome, kept until its group is over. Touched only by the group's leader (see
+/// ``GroupTicket``).
+private final class DeferredOutcome<T> {
+    var value: Result<T, APIError>?
 }

@@ -39,37 +39,21 @@ extension SQLiteService {
         options: GroupCommitOptions,
         completion: @escaping (Result<HTTPResponse, APIError>) -> Void
     ) {
-        // Touched only by the group's leader (see GroupTicket).
-        final class Outcome {
-            var value: Result<HTTPResponse, APIError>?
-        }
-        let outcome = Outcome()
-        let ticket = GroupTicket<Database>(
+        groupCommitter.performDeferred(
+            writer: LocalGroupWriter(pool: pool),
             bytes: write.bytes,
             deadline: write.deadline,
             isOneTransaction: write.isOneTransaction,
             writerWaitLimit: .now + settings.limits.writerWaitTimeout,
-            run: { db in
-                do throws(APIError) {
-                    let response = try db.committingAlone { () throws(APIError) -> HTTPResponse in
-                        try Self.countingStatementCache(db, metrics: metrics, write.work)
-                    }
-                    outcome.value = .success(response)
-                    return true
-                } catch {
-                    outcome.value = .failure(error)
-                    return false
-                }
-            },
-            fail: { error in outcome.value = .failure(error) },
-            onComplete: { completion(outcome.value ?? .failure(.internal("the write request was not run"))) }
-        )
-        groupCommitter.submitDeferred(
-            ticket,
-            writer: LocalGroupWriter(pool: pool),
             options: options,
             metrics: metrics,
-            logger: logger
+            logger: logger,
+            { (db) throws(APIError) -> HTTPResponse in
+                try db.committingAlone { () throws(APIError) -> HTTPResponse in
+                    try Self.countingStatementCache(db, metrics: metrics, write.work)
+                }
+            },
+            completion: completion
         )
     }
 }

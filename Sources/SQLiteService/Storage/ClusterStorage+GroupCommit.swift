@@ -36,33 +36,16 @@ extension ClusterStorage {
         logger: Logger,
         completion: @escaping (Result<HTTPResponse, APIError>) -> Void
     ) {
-        // Touched only by the group's leader (see GroupTicket).
-        final class Outcome {
-            var value: Result<HTTPResponse, APIError>?
-        }
-        let outcome = Outcome()
-        let ticket = GroupTicket<ClusterGroupTransaction>(
+        groupCommitter.performDeferred(
+            writer: ClusterGroupWriter(storage: self),
             bytes: write.bytes,
             deadline: write.deadline,
             isOneTransaction: write.isOneTransaction,
-            run: { unit in
-                do throws(APIError) {
-                    outcome.value = .success(try Self.run(write, in: unit))
-                    return true
-                } catch {
-                    outcome.value = .failure(error)
-                    return false
-                }
-            },
-            fail: { error in outcome.value = .failure(error) },
-            onComplete: { completion(outcome.value ?? .failure(.internal("the write request was not run"))) }
-        )
-        groupCommitter.submitDeferred(
-            ticket,
-            writer: ClusterGroupWriter(storage: self),
             options: options,
             metrics: metrics,
-            logger: logger
+            logger: logger,
+            { (unit) throws(APIError) -> HTTPResponse in try Self.run(write, in: unit) },
+            completion: completion
         )
     }
 
