@@ -141,22 +141,7 @@ public final class ClusterClient: Sendable {
         prepared: Bool = false
     ) throws(ClusterError) -> DqliteRows {
         try run(sql: sql, isWrite: false, callerDeadline: deadline) { (pooled) throws(DqliteError) in
-            try pooled.send(
-                sql,
-                prepared: prepared,
-                timedBy: self,
-                whole: { () throws(DqliteError) in
-                    try pooled.connection.query(
-                        sql: sql,
-                        parameters: parameters,
-                        database: pooled.database,
-                        deadline: deadline
-                    )
-                },
-                byID: { (statement) throws(DqliteError) in
-                    try pooled.connection.query(statement, parameters: parameters, deadline: deadline)
-                }
-            )
+            try pooled.query(sql, parameters: parameters, deadline: deadline, prepared: prepared, timedBy: self)
         }
     }
 
@@ -253,16 +238,7 @@ public final class ClusterClient: Sendable {
         prepared: Bool = false
     ) throws(ClusterError) -> DqliteExecResult {
         try run(sql: sql, isWrite: true) { (pooled) throws(DqliteError) in
-            try pooled.send(
-                sql,
-                prepared: prepared,
-                timedBy: self,
-                whole: { () throws(DqliteError) in
-                    try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
-                },
-                byID: { (statement) throws(DqliteError) in try pooled.connection.exec(statement, parameters: parameters)
-                }
-            )
+            try pooled.exec(sql, parameters: parameters, prepared: prepared, timedBy: self)
         }
     }
 

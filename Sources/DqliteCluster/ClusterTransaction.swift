@@ -37,14 +37,9 @@ public final class ClusterTransaction {
         parameters: [DqliteValue] = [],
         prepared: Bool = false
     ) throws(ClusterError) -> DqliteRows {
-        try send(
-            sql,
-            prepared: prepared,
-            whole: { () throws(DqliteError) in
-                try pooled.connection.query(sql: sql, parameters: parameters, database: pooled.database)
-            },
-            byID: { (statement) throws(DqliteError) in try pooled.connection.query(statement, parameters: parameters) }
-        )
+        try run(sql) { () throws(DqliteError) in
+            try pooled.query(sql, parameters: parameters, deadline: nil, prepared: prepared, timedBy: client)
+        }
     }
 
     /// Runs SQL that may write (EXEC_SQL) in the transaction; it is committed with the transaction.
@@ -55,25 +50,8 @@ public final class ClusterTransaction {
         parameters: [DqliteValue] = [],
         prepared: Bool = false
     ) throws(ClusterError) -> DqliteExecResult {
-        try send(
-            sql,
-            prepared: prepared,
-            whole: { () throws(DqliteError) in
-                try pooled.connection.exec(sql: sql, parameters: parameters, database: pooled.database)
-            },
-            byID: { (statement) throws(DqliteError) in try pooled.connection.exec(statement, parameters: parameters) }
-        )
-    }
-
-    /// Sends `sql` on the transaction's connection (``PooledConnection/send(_:prepared:timedBy:whole:byID:)``).
-    private func send<T>(
-        _ sql: String,
-        prepared: Bool,
-        whole: () throws(DqliteError) -> T,
-        byID: (DqliteStatement) throws(DqliteError) -> T
-    ) throws(ClusterError) -> T {
         try run(sql) { () throws(DqliteError) in
-            try pooled.send(sql, prepared: prepared, timedBy: client, whole: whole, byID: byID)
+            try pooled.exec(sql, parameters: parameters, prepared: prepared, timedBy: client)
         }
     }
 

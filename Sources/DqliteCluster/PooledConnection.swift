@@ -50,18 +50,42 @@ final class PooledConnection: @unchecked Sendable {
         return statement
     }
 
-    /// Sends `sql` whole (`whole`: QUERY_SQL or EXEC_SQL), or by the id of its statement kept prepared on this
-    /// connection (`byID`: QUERY or EXEC, ``withPrepared(_:timedBy:_:)``) when `prepared`; each request timed by
-    /// `client` as one round trip.
-    func send<T>(
+    /// Runs a statement that reads: whole (QUERY_SQL), or by the id of its statement kept prepared on this
+    /// connection (QUERY, ``withPrepared(_:timedBy:_:)``) when `prepared`; each request timed by `client` as one
+    /// round trip.
+    func query(
         _ sql: String,
+        parameters: [DqliteValue],
+        deadline: ContinuousClock.Instant?,
         prepared: Bool,
-        timedBy client: ClusterClient,
-        whole: () throws(DqliteError) -> T,
-        byID: (DqliteStatement) throws(DqliteError) -> T
-    ) throws(DqliteError) -> T {
-        guard prepared else { return try client.timed(whole) }
-        return try withPrepared(sql, timedBy: client, byID)
+        timedBy client: ClusterClient
+    ) throws(DqliteError) -> DqliteRows {
+        guard prepared else {
+            return try client.timed { () throws(DqliteError) in
+                try connection.query(sql: sql, parameters: parameters, database: database, deadline: deadline)
+            }
+        }
+        return try withPrepared(sql, timedBy: client) { (statement) throws(DqliteError) in
+            try connection.query(statement, parameters: parameters, deadline: deadline)
+        }
+    }
+
+    /// Runs a statement that may write: whole (EXEC_SQL, which may hold several statements), or by the id of its
+    /// kept statement (EXEC) when `prepared`, as ``query(_:parameters:deadline:prepared:timedBy:)``.
+    func exec(
+        _ sql: String,
+        parameters: [DqliteValue],
+        prepared: Bool,
+        timedBy client: ClusterClient
+    ) throws(DqliteError) -> DqliteExecResult {
+        guard prepared else {
+            return try client.timed { () throws(DqliteError) in
+                try connection.exec(sql: sql, parameters: parameters, database: database)
+            }
+        }
+        return try withPrepared(sql, timedBy: client) { (statement) throws(DqliteError) in
+            try connection.exec(statement, parameters: parameters)
+        }
     }
 
     /// Runs `request` with `sql`'s kept statement (``prepared(_:keeping:timedBy:)``); a failure that may come from the

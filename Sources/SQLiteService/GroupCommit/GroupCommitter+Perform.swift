@@ -16,29 +16,20 @@ extension GroupCommitter {
         logger: Logger,
         _ body: (Writer.Unit) throws(APIError) -> T
     ) throws(APIError) -> T {
-        var outcome: Result<T, APIError>?
+        let outcome = GroupOutcome<T>()
         withoutActuallyEscaping(body) { body in
-            let ticket = GroupTicket<Writer.Unit>(
+            let ticket = Self.ticket(
                 bytes: bytes,
                 deadline: deadline,
                 isOneTransaction: isOneTransaction,
                 writerWaitLimit: writerWaitLimit,
-                run: { unit in
-                    do throws(APIError) {
-                        outcome = .success(try body(unit))
-                        return true
-                    } catch {
-                        outcome = .failure(error)
-                        return false
-                    }
-                },
-                fail: { error in outcome = .failure(error) }
+                outcome: outcome,
+                body
             )
             submit(ticket, writer: writer, options: options, metrics: metrics, logger: logger)
             ticket.finish()
         }
-        guard let outcome else { throw .internal("the write request was not run") }
-        return try outcome.get()
+        return try outcome.result.get()
     }
 
     /// ``perform(writer:bytes:deadline:isOneTransaction:writerWaitLimit:options:metrics:logger:_:)`` without a
@@ -58,8 +49,31 @@ extension GroupCommitter {
         _ body: @escaping (Writer.Unit) throws(APIError) -> T,
         completion: @escaping (Result<T, APIError>) -> Void
     ) {
-        let outcome = DeferredOutcome<T>()
-        let ticket = GroupTicket<Writer.Unit>(
+        let outcome = GroupOutcome<T>()
+        let ticket = Self.ticket(
+            bytes: bytes,
+            deadline: deadline,
+            isOneTransaction: isOneTransaction,
+            writerWaitLimit: writerWaitLimit,
+            outcome: outcome,
+            body,
+            onComplete: { completion(outcome.result) }
+        )
+        submitDeferred(ticket, writer: writer, options: options, metrics: metrics, logger: logger)
+    }
+
+    /// The ticket of a request whose `body` keeps its value or error in `outcome` (a failure without a run too);
+    /// deferred when it has `onComplete`.
+    private static func ticket<T>(
+        bytes: Int,
+        deadline: ContinuousClock.Instant?,
+        isOneTransaction: Bool,
+        writerWaitLimit: ContinuousClock.Instant?,
+        outcome: GroupOutcome<T>,
+        _ body: @escaping (Writer.Unit) throws(APIError) -> T,
+        onComplete: (() -> Void)? = nil
+    ) -> GroupTicket<Writer.Unit> {
+        GroupTicket<Writer.Unit>(
             bytes: bytes,
             deadline: deadline,
             isOneTransaction: isOneTransaction,
@@ -74,14 +88,18 @@ extension GroupCommitter {
                 }
             },
             fail: { error in outcome.value = .failure(error) },
-            onComplete: { completion(outcome.value ?? .failure(.internal("the write request was not run"))) }
+            onComplete: onComplete
         )
-        submitDeferred(ticket, writer: writer, options: options, metrics: metrics, logger: logger)
     }
 }
 
-/// A deferred request's outcome, kept until its group is over. Touched only by the group's leader (see
-/// ``GroupTicket``).
-private final class DeferredOutcome<T> {
+/// A request's outcome, kept until its group is over. Touched only by the group's leader, or by the request's own
+/// thread once its group woke it (see ``GroupTicket``).
+private final class GroupOutcome<T> {
     var value: Result<T, APIError>?
+
+    /// The outcome, or an internal error when the request was neither run nor failed.
+    var result: Result<T, APIError> {
+        value ?? .failure(.internal("the write request was not run"))
+    }
 }
