@@ -88,3 +88,25 @@ extension Database {
         try execute(sql: "PRAGMA application_id = \(id)")
     }
 }
+
+extension Database {
+    /// Whether an object of the `main` schema mentions `FAIL` — a conflict clause (`ON CONFLICT FAIL`) or a
+    /// trigger's `RAISE(FAIL, …)` —, with which a failing statement keeps what it did before it failed (SQLite's FAIL
+    /// resolution) instead of being undone. The text is matched, so a name holding "fail" counts too; a schema that
+    /// cannot be read counts as yes. (`temp` objects are not looked at.)
+    ///
+    /// Cached on this connection until the schema changes: each call reads `PRAGMA schema_version` only.
+    ///
+    /// Related SQLite documentation: <https://www.sqlite.org/lang_conflict.html>
+    public var schemaMayFailPartWay: Bool {
+        do {
+            let version = try int64(sql: "PRAGMA schema_version") ?? 0
+            if let cached = failResolutionCache, cached.schemaVersion == version { return cached.value }
+            let found = try scalar(sql: "SELECT 1 FROM sqlite_schema WHERE sql LIKE '%fail%' LIMIT 1") != nil
+            failResolutionCache = (version, found)
+            return found
+        } catch {
+            return true
+        }
+    }
+}

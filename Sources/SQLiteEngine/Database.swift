@@ -25,6 +25,8 @@ public final class Database {
     var authorizer: AuthorizerBox?
     /// The record tables looked up so far, valid for one schema version (``recordTable(named:)``).
     var recordTableCache = RecordTableCache()
+    /// ``schemaMayFailPartWay`` for the schema version it was read at.
+    var failResolutionCache: (schemaVersion: Int64, value: Bool)?
     private var currentBusyTimeout: Duration
     /// `currentBusyTimeout` as SQLite takes it, converted once.
     private var busyTimeoutMilliseconds: Int32 = 0

@@ -103,4 +103,23 @@ import Testing
         #expect(try db.double(sql: "SELECT 0.5") == 0.5)
         #expect(try db.string(sql: "SELECT NULL") == nil)
     }
+
+    /// Checks schemaMayFailPartWay: a FAIL conflict clause or `RAISE(FAIL)` trigger makes it true, and the cached
+    /// answer follows the schema (a drop, and another connection's change, are seen).
+    @Test func schemaMayFailPartWay_followsTheSchema() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("fail.sqlite")
+        let db = try Database(path: path)
+        let other = try Database(path: path)
+        #expect(!db.schemaMayFailPartWay)
+        try db.execute(sql: "CREATE TABLE u(k TEXT UNIQUE ON CONFLICT FAIL)")
+        #expect(db.schemaMayFailPartWay)
+        try db.execute(sql: "DROP TABLE u")
+        #expect(!db.schemaMayFailPartWay)
+        try other.execute(sql: "CREATE TABLE v(x)")
+        try other.execute(sql: "CREATE TRIGGER v_x BEFORE INSERT ON v BEGIN SELECT RAISE(FAIL, 'no'); END")
+        #expect(db.schemaMayFailPartWay)
+        try other.execute(sql: "DROP TRIGGER v_x")
+        #expect(!db.schemaMayFailPartWay)
+    }
 }

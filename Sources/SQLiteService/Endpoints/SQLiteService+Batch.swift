@@ -29,7 +29,9 @@ extension SQLiteService {
                     for statement in statements {
                         try run.step { (writer: inout JSONWriter) throws(APIError) in
                             try session.alone { () throws(APIError) in
-                                try session.run(statement, context: &context, into: &writer)
+                                try session.runWhole(sql: statement.sql) { (session) throws(APIError) in
+                                    try session.run(statement, context: &context, into: &writer)
+                                }
                             }
                         }
                         try session.afterBatchStep(run)
@@ -40,7 +42,9 @@ extension SQLiteService {
                         on: session.schema,
                         execute: { (statement, writer) throws(APIError) in
                             try session.alone { () throws(APIError) in
-                                try session.run(scriptStatement: statement, context: &context, into: &writer)
+                                try session.runWhole(sql: statement.sql) { (session) throws(APIError) in
+                                    try session.run(scriptStatement: statement, context: &context, into: &writer)
+                                }
                             }
                         },
                         afterEach: { (run) throws(APIError) in try session.afterBatchStep(run) }

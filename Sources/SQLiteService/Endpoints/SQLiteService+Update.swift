@@ -15,11 +15,12 @@ extension SQLiteService {
             // A copy per run: the body may run again (see StorageWrite).
             var context = context
             var writer = JSONWriter()
-            try session.run(request.statement, context: &context, into: &writer)
+            try session.runWhole(sql: request.statement.sql) { (session) throws(APIError) in
+                try session.run(request.statement, context: &context, into: &writer)
+            }
             return Self.jsonResponse(writer.bytes)
         }
-        // `OR FAIL` keeps what a failing statement did before it failed: such a statement needs its savepoint.
-        write.isOneStatement = !request.statement.sql.lowercased().contains("fail")
+        write.isOneStatement = true
         return write
     }
 }

@@ -100,13 +100,6 @@ final class ClusterGroupTransaction {
         }
     }
 
-    /// Whether an object of the schema mentions `FAIL` (a conflict clause or a trigger's `RAISE(FAIL)`), with which
-    /// a failing statement keeps what it did before it failed; read on the copy (no round trip), an error counting
-    /// as yes.
-    private var schemaMayFailPartWay: Bool {
-        (try? schema.int64(sql: "SELECT count(*) FROM sqlite_master WHERE sql LIKE '%fail%'")) != 0
-    }
-
     /// Rolls back the open transaction, if any, and gives its connection back.
     func end() {
         pendingRelease = nil
@@ -120,9 +113,9 @@ final class ClusterGroupTransaction {
     /// leader with the next request's `SAVEPOINT`, or by the `COMMIT`) and rolled back otherwise, so that only this
     /// request's changes are undone; outside one (a lone request), in autocommit mode as a single write.
     ///
-    /// A request of one statement (``StorageWrite/isOneStatement``) runs without a savepoint when no object of the
-    /// schema may make a statement fail part way (`ON CONFLICT FAIL`, `RAISE(FAIL)`): a failing statement is then
-    /// undone by SQLite itself, and one that rolls the whole transaction back is noticed by its transaction.
+    /// A request of one statement (``StorageWrite/isOneStatement``) runs without a savepoint: a failing statement is
+    /// undone by SQLite itself (one that may fail part way takes a savepoint of its own, ``WriteSession/runWhole(sql:_:)``),
+    /// and one that rolls the whole transaction back is noticed by its transaction.
     func committingAlone<T>(
         deadline: ContinuousClock.Instant,
         isOneStatement: Bool = false,
@@ -134,7 +127,7 @@ final class ClusterGroupTransaction {
             )
         }
         let target = ClusterTarget.transaction(transaction)
-        if isOneStatement, !schemaMayFailPartWay {
+        if isOneStatement {
             let value = try body(
                 ClusterWriteSession(schema: schema, writer: writer, target: target, deadline: deadline, grouped: true)
             )

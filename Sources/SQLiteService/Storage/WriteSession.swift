@@ -13,9 +13,9 @@ struct StorageWrite {
     var bytes: Int
     /// Whether `body` is one transaction in autocommit mode (false for `/batch`, whose statements commit alone).
     var isOneTransaction = true
-    /// Whether `body` runs exactly one client statement and nothing else (a plain `/update`), whose failure SQLite's
-    /// own statement rollback undoes: a cluster group then runs it without a savepoint of its own (a round trip
-    /// less), unless the statement or the schema may fail part way (`OR FAIL`, `RAISE(FAIL)`).
+    /// Whether `body` runs exactly one client statement and nothing else (a `/update`), whose failure keeps nothing
+    /// by itself (``WriteSession/runWhole(sql:_:)``): a cluster group then runs it without a savepoint of its own (a
+    /// round trip less).
     var isOneStatement = false
     /// The request's work and answer.
     var answer: (any WriteSession) throws(APIError) -> WriteAnswer

@@ -247,6 +247,41 @@ import Testing
         #expect(stored == Set((0..<8).map { "p\($0)" } + ["taken", "pre"]))
     }
 
+    /// Checks that a lone request (no lock held, so no group forms: autocommit mode on the leader) that fails part
+    /// way keeps nothing either — `INSERT OR FAIL`, a column's `ON CONFLICT FAIL`, a `/batch` statement —, as in a
+    /// group and as locally. (A lone `/update` used to keep, and commit, the rows before the failing one.)
+    @Test func loneRequests_failingPartWayKeepNothing() throws {
+        let cluster = try SharedCluster.get(.heldLeaderLock)
+        let follower = try cluster.followerIDs()[0]
+        let client = try cluster.client(follower)
+        let table = uniqueTableName("cgc")
+        let failing = uniqueTableName("cgf")
+        try client.update("CREATE TABLE \(table)(id INTEGER PRIMARY KEY, k TEXT UNIQUE)")
+        try client.update("CREATE TABLE \(failing)(k TEXT UNIQUE ON CONFLICT FAIL)")
+        try client.update("INSERT INTO \(table)(k) VALUES ('taken')")
+        let node = try HTTPTestClient(baseURL: cluster.nodes[follower - 1].baseURL, timeoutSeconds: 20)
+        let orFail = try node.postJSON(
+            "/update",
+            text: #"{"sql": "INSERT OR FAIL INTO \#(table)(k) VALUES ('f1'), ('taken')"}"#
+        )
+        #expect(orFail.status == 409, "\(orFail.bodyText)")
+        let clause = try node.postJSON(
+            "/update",
+            text: #"{"sql": "INSERT INTO \#(failing)(k) VALUES ('a'), ('b'), ('a')"}"#
+        )
+        #expect(clause.status == 409, "\(clause.bodyText)")
+        let batch = try node.postJSON(
+            "/batch",
+            text:
+                #"{"statements": [{"sql": "INSERT INTO \#(table)(k) VALUES ('b1')"}, {"sql": "INSERT OR FAIL INTO \#(table)(k) VALUES ('f2'), ('taken')"}]}"#
+        )
+        #expect(batch.status == 409, "\(batch.bodyText)")
+        #expect(try client.scalarInt("SELECT count(*) FROM \(failing)") == 0)
+        let keys = try client.ok("/query", #"{"sql": "SELECT k FROM \#(table) ORDER BY k", "shape": "arrays"}"#)
+        let stored = (keys["rows"]?.arrayValue ?? []).compactMap { $0[0]?.stringValue }
+        #expect(stored == ["b1", "taken"])
+    }
+
     /// Checks that a lone `/transaction` meeting the leader's write lock held (by another connection, for longer
     /// than the request's `timeout_ms`) waits for it until its own time limit only, then is 503 `SQLITE_BUSY` with
     /// `Retry-After`, and changed nothing. (Its `BEGIN IMMEDIATE` used to wait out the cluster client's 10 s call
