@@ -89,24 +89,49 @@ extension Database {
     }
 }
 
+/// What ``Database/schemaMayFailPartWay`` keeps between calls: its `PRAGMA schema_version`, prepared once outside
+/// the statement cache (a server asks before every write: a cached statement would count a miss per connection and
+/// take a place among the clients' statements), and its answer for the schema version it was read at.
+struct FailResolutionCache {
+    var versionStatement: Statement?
+    var answer: (schemaVersion: Int64, mayFail: Bool)?
+}
+
 extension Database {
     /// Whether an object of the `main` schema mentions `FAIL` — a conflict clause (`ON CONFLICT FAIL`) or a
     /// trigger's `RAISE(FAIL, …)` —, with which a failing statement keeps what it did before it failed (SQLite's FAIL
     /// resolution) instead of being undone. The text is matched, so a name holding "fail" counts too; a schema that
     /// cannot be read counts as yes. (`temp` objects are not looked at.)
     ///
-    /// Cached on this connection until the schema changes: each call reads `PRAGMA schema_version` only.
+    /// Cached on this connection until the schema changes: each call runs one `PRAGMA schema_version`, prepared
+    /// once and kept outside the statement cache.
     ///
     /// Related SQLite documentation: <https://www.sqlite.org/lang_conflict.html>
     public var schemaMayFailPartWay: Bool {
         do {
-            let version = try int64(sql: "PRAGMA schema_version") ?? 0
-            if let cached = failResolutionCache, cached.schemaVersion == version { return cached.value }
-            let found = try scalar(sql: "SELECT 1 FROM sqlite_schema WHERE sql LIKE '%fail%' LIMIT 1") != nil
-            failResolutionCache = (version, found)
-            return found
+            guard let version = try currentSchemaVersion() else { return true }
+            if let answer = failResolutionCache.answer, answer.schemaVersion == version { return answer.mayFail }
+            let search = try makeStatement(sql: "SELECT 1 FROM sqlite_schema WHERE sql LIKE '%fail%' LIMIT 1")
+            let mayFail = try search.step()
+            search.reset()
+            failResolutionCache.answer = (version, mayFail)
+            return mayFail
         } catch {
             return true
         }
+    }
+
+    /// `PRAGMA schema_version` through ``FailResolutionCache/versionStatement``.
+    private func currentSchemaVersion() throws -> Int64? {
+        let statement: Statement
+        if let kept = failResolutionCache.versionStatement, kept.isValid {
+            statement = kept
+        } else {
+            statement = try makeStatement(sql: "PRAGMA schema_version")
+            failResolutionCache.versionStatement = statement
+        }
+        defer { statement.reset() }
+        guard try statement.step(), case .integer(let version) = statement.value(at: 0) else { return nil }
+        return version
     }
 }

@@ -25,8 +25,8 @@ public final class Database {
     var authorizer: AuthorizerBox?
     /// The record tables looked up so far, valid for one schema version (``recordTable(named:)``).
     var recordTableCache = RecordTableCache()
-    /// ``schemaMayFailPartWay`` for the schema version it was read at.
-    var failResolutionCache: (schemaVersion: Int64, value: Bool)?
+    /// ``schemaMayFailPartWay``'s statement and last answer.
+    var failResolutionCache = FailResolutionCache()
     private var currentBusyTimeout: Duration
     /// `currentBusyTimeout` as SQLite takes it, converted once.
     private var busyTimeoutMilliseconds: Int32 = 0
@@ -191,6 +191,7 @@ public final class Database {
         interruptHandle.detach()
         statementCache.removeAll()
         savepointStatements.removeAll()
+        failResolutionCache = FailResolutionCache()
         // Statements still referenced elsewhere (cursors, leaked Statement objects) are finalized here; their
         // `connection.handle` becomes nil below, so they never touch the closed handle again. Only the engine's own:
         // virtual table modules finalize theirs while the connection closes.
