@@ -1,83 +1,47 @@
-import Logging
-
 extension GroupCommitter {
     /// Runs `body` in the next group on `writer` and returns its value once the group's `COMMIT` is over (an fsync
     /// locally, a Raft entry on a majority on the cluster), or throws the request's error: the one waiting
     /// submission of both storages' writes (``SQLiteService/onWriterInGroup(metrics:deadline:bytes:isOneTransaction:options:_:)``,
     /// ``ClusterStorage/runInGroup(_:options:metrics:logger:)``). The calling thread may lead the group.
     func perform<T>(
-        writer: Writer,
-        bytes: Int,
-        deadline: ContinuousClock.Instant?,
-        isOneTransaction: Bool,
-        writerWaitLimit: ContinuousClock.Instant? = nil,
-        options: GroupCommitOptions,
-        metrics: ServiceMetrics?,
-        logger: Logger,
+        _ request: GroupRequest,
+        in context: GroupContext<Writer>,
         _ body: (Writer.Unit) throws(APIError) -> T
     ) throws(APIError) -> T {
         let outcome = GroupOutcome<T>()
         withoutActuallyEscaping(body) { body in
-            let ticket = Self.ticket(
-                bytes: bytes,
-                deadline: deadline,
-                isOneTransaction: isOneTransaction,
-                writerWaitLimit: writerWaitLimit,
-                outcome: outcome,
-                body
-            )
-            submit(ticket, writer: writer, options: options, metrics: metrics, logger: logger)
+            let ticket = Self.ticket(request, outcome: outcome, body)
+            submit(ticket, in: context)
             ticket.finish()
         }
         return try outcome.result.get()
     }
 
-    /// ``perform(writer:bytes:deadline:isOneTransaction:writerWaitLimit:options:metrics:logger:_:)`` without a
-    /// thread waiting: `body` runs in the next group and `completion` gets its value (or error) once the group's
-    /// `COMMIT` is over — called by the thread that led the group. The one deferred submission of both storages'
-    /// writes (``SQLiteService/onWriterInGroupDeferred(_:metrics:options:completion:)``,
+    /// ``perform(_:in:_:)`` without a thread waiting: `body` runs in the next group and `completion` gets its value
+    /// (or error) once the group's `COMMIT` is over — called by the thread that led the group. The one deferred
+    /// submission of both storages' writes (``SQLiteService/onWriterInGroupDeferred(_:metrics:options:completion:)``,
     /// ``ClusterStorage/runInGroupDeferred(_:options:metrics:logger:completion:)``).
     func performDeferred<T>(
-        writer: Writer,
-        bytes: Int,
-        deadline: ContinuousClock.Instant?,
-        isOneTransaction: Bool,
-        writerWaitLimit: ContinuousClock.Instant? = nil,
-        options: GroupCommitOptions,
-        metrics: ServiceMetrics?,
-        logger: Logger,
+        _ request: GroupRequest,
+        in context: GroupContext<Writer>,
         _ body: @escaping (Writer.Unit) throws(APIError) -> T,
         completion: @escaping (Result<T, APIError>) -> Void
     ) {
         let outcome = GroupOutcome<T>()
-        let ticket = Self.ticket(
-            bytes: bytes,
-            deadline: deadline,
-            isOneTransaction: isOneTransaction,
-            writerWaitLimit: writerWaitLimit,
-            outcome: outcome,
-            body,
-            onComplete: { completion(outcome.result) }
-        )
-        submitDeferred(ticket, writer: writer, options: options, metrics: metrics, logger: logger)
+        let ticket = Self.ticket(request, outcome: outcome, body, onComplete: { completion(outcome.result) })
+        submitDeferred(ticket, in: context)
     }
 
     /// The ticket of a request whose `body` keeps its value or error in `outcome` (a failure without a run too);
     /// deferred when it has `onComplete`.
     private static func ticket<T>(
-        bytes: Int,
-        deadline: ContinuousClock.Instant?,
-        isOneTransaction: Bool,
-        writerWaitLimit: ContinuousClock.Instant?,
+        _ request: GroupRequest,
         outcome: GroupOutcome<T>,
         _ body: @escaping (Writer.Unit) throws(APIError) -> T,
         onComplete: (() -> Void)? = nil
     ) -> GroupTicket<Writer.Unit> {
         GroupTicket<Writer.Unit>(
-            bytes: bytes,
-            deadline: deadline,
-            isOneTransaction: isOneTransaction,
-            writerWaitLimit: writerWaitLimit,
+            request,
             run: { unit in
                 do throws(APIError) {
                     outcome.value = .success(try body(unit))

@@ -32,18 +32,15 @@ final class GroupTicket<Unit>: @unchecked Sendable {
     private let onComplete: (() -> Void)?
 
     init(
-        bytes: Int,
-        deadline: ContinuousClock.Instant?,
-        isOneTransaction: Bool = false,
-        writerWaitLimit: ContinuousClock.Instant? = nil,
+        _ request: GroupRequest,
         run: @escaping (Unit) -> Bool,
         fail: @escaping (APIError) -> Void,
         onComplete: (() -> Void)? = nil
     ) {
-        self.bytes = bytes
-        self.deadline = deadline
-        self.isOneTransaction = isOneTransaction
-        self.writerWaitLimit = writerWaitLimit
+        self.bytes = request.bytes
+        self.deadline = request.deadline
+        self.isOneTransaction = request.isOneTransaction
+        self.writerWaitLimit = request.writerWaitLimit
         self.runBody = run
         self.failBody = fail
         self.onComplete = onComplete
@@ -64,7 +61,7 @@ final class GroupTicket<Unit>: @unchecked Sendable {
         }
     }
 
-    /// Runs the request (see ``init(bytes:deadline:run:fail:)``).
+    /// Runs the request (see ``init(_:run:fail:onComplete:)``).
     func run(_ unit: Unit) -> Bool {
         runBody?(unit) ?? false
     }
@@ -94,7 +91,7 @@ final class GroupTicket<Unit>: @unchecked Sendable {
 /// hand-off), the writer is free between groups for anyone else who takes it (local maintenance calls
 /// `pool.write`), and no leader answers later than the group it led.
 ///
-/// Deferred requests (``submitDeferred(_:writer:options:metrics:logger:)``, the event loops' writes) have no thread
+/// Deferred requests (``submitDeferred(_:in:)``, the event loops' writes) have no thread
 /// waiting: when one finds no leader, or is next in line when a group ends, ``leaderQueue`` leads, group after
 /// group, until the queue is empty or a waiting request's thread can take over. No thread blocks per request, and
 /// the leader finishes a whole group's requests in one go.
@@ -126,30 +123,16 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
     init() {}
 
     /// Runs `ticket` in a group; returns once its outcome is final (committed, or failed).
-    func submit(
-        _ ticket: GroupTicket<Writer.Unit>,
-        writer: Writer,
-        options: GroupCommitOptions,
-        metrics: ServiceMetrics?,
-        logger: Logger
-    ) {
-        let leads = queue.withLock { queue in
-            queue.latest = (options, metrics)
-            queue.waiting.append(ticket)
-            if queue.hasLeader { return false }
-            queue.hasLeader = true
-            ticket.isLeader = true
-            return true
-        }
-        if !leads {
+    func submit(_ ticket: GroupTicket<Writer.Unit>, in context: GroupContext<Writer>) {
+        if !enqueue(ticket, in: context) {
             ticket.wakeUp.wait()
             guard queue.withLock({ _ in ticket.isLeader }) else { return }
         }
-        let group = run(writer: writer, logger: logger)
+        let group = run(writer: context.writer, logger: context.logger)
         switch handOver() {
         case .none: break
         case .ticket(let next): next.wakeUp.signal()
-        case .leaderQueue: leadDeferred(writer: writer, logger: logger)
+        case .leaderQueue: leadDeferred(writer: context.writer, logger: context.logger)
         }
         for member in group where member !== ticket {
             member.complete()
@@ -157,23 +140,23 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
     }
 
     /// Queues a deferred `ticket` (one with `onComplete`) and returns at once; the group's leader completes it.
-    func submitDeferred(
-        _ ticket: GroupTicket<Writer.Unit>,
-        writer: Writer,
-        options: GroupCommitOptions,
-        metrics: ServiceMetrics?,
-        logger: Logger
-    ) {
+    func submitDeferred(_ ticket: GroupTicket<Writer.Unit>, in context: GroupContext<Writer>) {
         precondition(ticket.isDeferred, "submitDeferred takes deferred tickets")
-        let leads = queue.withLock { queue in
-            queue.latest = (options, metrics)
+        if enqueue(ticket, in: context) {
+            leadDeferred(writer: context.writer, logger: context.logger)
+        }
+    }
+
+    /// Queues `ticket`; returns whether it takes the lead (no group was running). A waiting ticket that leads is
+    /// marked so; a deferred one's lead goes to ``leaderQueue``.
+    private func enqueue(_ ticket: GroupTicket<Writer.Unit>, in context: GroupContext<Writer>) -> Bool {
+        queue.withLock { queue in
+            queue.latest = (context.options, context.metrics)
             queue.waiting.append(ticket)
             if queue.hasLeader { return false }
             queue.hasLeader = true
+            if !ticket.isDeferred { ticket.isLeader = true }
             return true
-        }
-        if leads {
-            leadDeferred(writer: writer, logger: logger)
         }
     }
 

@@ -12,16 +12,14 @@ extension SQLiteService {
         options: GroupCommitOptions,
         _ body: (Database) throws(APIError) -> T
     ) throws(APIError) -> T {
-        try groupCommitter.perform(
-            writer: LocalGroupWriter(pool: pool),
+        let request = GroupRequest(
             bytes: bytes,
             deadline: deadline,
             isOneTransaction: isOneTransaction,
-            writerWaitLimit: ContinuousClock.now + settings.limits.writerWaitTimeout,
-            options: options,
-            metrics: metrics,
-            logger: logger
-        ) { (db) throws(APIError) -> T in
+            writerWaitLimit: .now + settings.limits.writerWaitTimeout
+        )
+        return try groupCommitter.perform(request, in: localGroupContext(options, metrics)) {
+            (db) throws(APIError) -> T in
             try db.committingAlone { () throws(APIError) -> T in
                 try Self.countingStatementCache(db, metrics: metrics, body)
             }
@@ -39,15 +37,15 @@ extension SQLiteService {
         options: GroupCommitOptions,
         completion: @escaping (Result<HTTPResponse, APIError>) -> Void
     ) {
-        groupCommitter.performDeferred(
-            writer: LocalGroupWriter(pool: pool),
+        let request = GroupRequest(
             bytes: write.bytes,
             deadline: write.deadline,
             isOneTransaction: write.isOneTransaction,
-            writerWaitLimit: .now + settings.limits.writerWaitTimeout,
-            options: options,
-            metrics: metrics,
-            logger: logger,
+            writerWaitLimit: .now + settings.limits.writerWaitTimeout
+        )
+        groupCommitter.performDeferred(
+            request,
+            in: localGroupContext(options, metrics),
             { (db) throws(APIError) -> HTTPResponse in
                 try db.committingAlone { () throws(APIError) -> HTTPResponse in
                     try Self.countingStatementCache(db, metrics: metrics, write.work)
@@ -55,5 +53,15 @@ extension SQLiteService {
             },
             completion: completion
         )
+    }
+}
+
+extension SQLiteService {
+    /// The local writer's groups, under `options` and `metrics`.
+    private func localGroupContext(
+        _ options: GroupCommitOptions,
+        _ metrics: ServiceMetrics?
+    ) -> GroupContext<LocalGroupWriter> {
+        GroupContext(writer: LocalGroupWriter(pool: pool), options: options, metrics: metrics, logger: logger)
     }
 }

@@ -12,16 +12,8 @@ extension ClusterStorage {
         metrics: ServiceMetrics?,
         logger: Logger
     ) throws(APIError) -> HTTPResponse {
-        try groupCommitter.perform(
-            writer: ClusterGroupWriter(storage: self),
-            bytes: write.bytes,
-            deadline: write.deadline,
-            isOneTransaction: write.isOneTransaction,
-            options: options,
-            metrics: metrics,
-            logger: logger
-        ) { (unit) throws(APIError) -> HTTPResponse in
-            try Self.run(write, in: unit)
+        try groupCommitter.perform(write.groupRequest, in: groupContext(options, metrics, logger)) {
+            (unit) throws(APIError) -> HTTPResponse in try Self.run(write, in: unit)
         }
     }
 
@@ -37,16 +29,20 @@ extension ClusterStorage {
         completion: @escaping (Result<HTTPResponse, APIError>) -> Void
     ) {
         groupCommitter.performDeferred(
-            writer: ClusterGroupWriter(storage: self),
-            bytes: write.bytes,
-            deadline: write.deadline,
-            isOneTransaction: write.isOneTransaction,
-            options: options,
-            metrics: metrics,
-            logger: logger,
+            write.groupRequest,
+            in: groupContext(options, metrics, logger),
             { (unit) throws(APIError) -> HTTPResponse in try Self.run(write, in: unit) },
             completion: completion
         )
+    }
+
+    /// This node's groups on the leader, under `options`, `metrics` and `logger`.
+    private func groupContext(
+        _ options: GroupCommitOptions,
+        _ metrics: ServiceMetrics?,
+        _ logger: Logger
+    ) -> GroupContext<ClusterGroupWriter> {
+        GroupContext(writer: ClusterGroupWriter(storage: self), options: options, metrics: metrics, logger: logger)
     }
 
     /// One request's run in its group (in a savepoint of its own, or alone when the group is only it).
@@ -54,5 +50,12 @@ extension ClusterStorage {
         try unit.committingAlone(deadline: write.deadline, isOneStatement: write.isOneStatement) {
             (session) throws(APIError) -> HTTPResponse in try write.body(session)
         }
+    }
+}
+
+extension StorageWrite {
+    /// The write as the group committer sees it (the leader has no writer gate to wait at: no writer wait limit).
+    var groupRequest: GroupRequest {
+        GroupRequest(bytes: bytes, deadline: deadline, isOneTransaction: isOneTransaction)
     }
 }
