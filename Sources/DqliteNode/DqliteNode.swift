@@ -155,6 +155,8 @@ public final class DqliteNode: Sendable {
                 message: "\(bindAddress): \(reason)"
             )
         }
+        // Raft's connections to the other nodes with TCP_NODELAY (see RaftConnector); cannot fail before start.
+        _ = dqlite_node_set_connect_func(node, RaftConnector.connect, nil)
         if let latency = configuration.networkLatencyMilliseconds {
             let code = dqlite_node_set_network_latency_ms(node, latency)
             guard code == 0 else {
