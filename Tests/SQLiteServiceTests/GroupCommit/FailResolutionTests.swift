@@ -22,6 +22,9 @@ import Testing
         var testDescription: String { "\(self)" }
     }
 
+    /// A table whose unique `k` already holds 'taken'.
+    private static let takenKeySchema = "CREATE TABLE t(k TEXT UNIQUE); INSERT INTO t VALUES ('taken')"
+
     /// The fixture for `placement`, with `schema` run on its writer.
     private static func fixture(_ placement: Placement, schema: String) throws -> ServiceFixture {
         var options = ServiceOptions()
@@ -54,10 +57,7 @@ import Testing
     /// Checks that `INSERT OR FAIL` of two rows, the second taken, is 409 and keeps neither.
     @Test(arguments: Placement.allCases)
     func orFailStatement_keepsNothing(_ placement: Placement) throws {
-        let fixture = try Self.fixture(
-            placement,
-            schema: "CREATE TABLE t(k TEXT UNIQUE); INSERT INTO t VALUES ('taken')"
-        )
+        let fixture = try Self.fixture(placement, schema: Self.takenKeySchema)
         let response = try Self.send(
             "/update",
             #"{"sql": "INSERT OR FAIL INTO t(k) VALUES (?), (?)", "params": ["f1", "taken"]}"#,
@@ -112,10 +112,7 @@ import Testing
     /// and the failing `OR FAIL` statement (listed, or in a script) keeps nothing.
     @Test(arguments: Placement.allCases)
     func batchStatement_orFailKeepsNothingOfItself(_ placement: Placement) throws {
-        let fixture = try Self.fixture(
-            placement,
-            schema: "CREATE TABLE t(k TEXT UNIQUE); INSERT INTO t VALUES ('taken')"
-        )
+        let fixture = try Self.fixture(placement, schema: Self.takenKeySchema)
         let listed = try Self.send(
             "/batch",
             #"{"statements": [{"sql": "INSERT INTO t VALUES ('b1')"}, {"sql": "INSERT OR FAIL INTO t VALUES ('f1'), ('taken')"}]}"#,
