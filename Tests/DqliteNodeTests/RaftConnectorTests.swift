@@ -8,7 +8,7 @@ import Testing
 /// resolved, bad addresses refused with `RAFT_NOCONNECTION`. The cluster suites use it for every Raft connection.
 @Suite struct RaftConnectorTests {
     /// A listening TCP socket on the loopback address of `family`, and its port.
-    private static func listener(family: Int32) throws -> (fd: Int32, port: UInt16) {
+    private static func listener(family: Int32, backlog: Int32 = 4) throws -> (fd: Int32, port: UInt16) {
         let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
         try #require(fd >= 0)
         var length: socklen_t
@@ -31,7 +31,7 @@ import Testing
             }
             try #require(bound == 0)
         }
-        try #require(listen(fd, 4) == 0)
+        try #require(listen(fd, backlog) == 0)
         var storage = sockaddr_storage()
         length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = withUnsafeMutablePointer(to: &storage) {
@@ -88,6 +88,21 @@ import Testing
         let code = target.withCString { RaftConnector.connect(nil, $0, &fd) }
         #expect(code == RaftConnector.noConnection)
         #expect(fd == -7)
+    }
+
+    /// Checks that a peer that does not answer (a listener whose accept queue is full drops the SYN, as a machine
+    /// that is gone would leave it unanswered) is given up after the timeout, and that the socket a connect
+    /// returns is in blocking mode (dqlite writes its handshake on it with plain `write`).
+    @Test func connect_givesUpOnAPeerThatDoesNotAnswer_andReturnsABlockingSocket() throws {
+        let (listening, port) = try Self.listener(family: AF_INET, backlog: 0)
+        defer { close(listening) }
+        // The first connection fills the accept queue (never accepted); the next SYN is dropped.
+        let first = try #require(RaftConnector.open("127.0.0.1:\(port)", timeoutMilliseconds: 2000))
+        defer { close(first) }
+        #expect(fcntl(first, F_GETFL) & O_NONBLOCK == 0)
+        let started = ContinuousClock.now
+        #expect(RaftConnector.open("127.0.0.1:\(port)", timeoutMilliseconds: 200) == nil)
+        #expect(ContinuousClock.now - started >= .milliseconds(190))
     }
 
     /// Checks how an address is split into host and port.
