@@ -1,8 +1,8 @@
 import CDqlite
 import Glibc
 
-/// How a node opens its Raft connection to another node (`dqlite_node_set_connect_func`): a blocking TCP connect
-/// to the other node's `host:port`, as dqlite's own, with `TCP_NODELAY` set.
+/// How a node opens its Raft connection to another node (`dqlite_node_set_connect_func`): a TCP connection to the
+/// other node's `host:port`, as dqlite's own opens, with `TCP_NODELAY` set, handed over in blocking mode.
 ///
 /// dqlite 1.11's own connect leaves Nagle's algorithm on. Raft's connections are one-way — a node sends on the
 /// connection it opened and hears back on the one the other node opened — so the receiver never has data to carry
