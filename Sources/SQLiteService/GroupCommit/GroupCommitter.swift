@@ -9,16 +9,8 @@ import Synchronization
 /// two threads at once, and the semaphore (or the leader calling ``onComplete`` itself) orders the leader's writes
 /// before the request reads its outcome.
 final class GroupTicket<Unit>: @unchecked Sendable {
-    /// The size of the request's body, counted against `max_bytes`.
-    let bytes: Int
-    /// When the request's time limit runs out: past it, the request fails with `TIMEOUT` without running.
-    let deadline: ContinuousClock.Instant?
-    /// Whether the request's work is one transaction when it runs alone in autocommit mode (a `/batch`'s is not:
-    /// each of its statements commits on its own), so that a group of it alone can skip the group's transaction.
-    let isOneTransaction: Bool
-    /// How long the request waits for the writer while an interactive transaction holds it (``WriterLease``):
-    /// past it the request fails with 503 `SQLITE_BUSY` without running (nil: as long as it takes).
-    let writerWaitLimit: ContinuousClock.Instant?
+    /// The request's size, time limits, and whether it may run alone in autocommit mode.
+    let request: GroupRequest
     /// Runs the request in its own savepoint on the writer, keeping its outcome; true when it succeeded.
     private var runBody: ((Unit) -> Bool)?
     /// Replaces the request's outcome with a failure.
@@ -37,10 +29,7 @@ final class GroupTicket<Unit>: @unchecked Sendable {
         fail: @escaping (APIError) -> Void,
         onComplete: (() -> Void)? = nil
     ) {
-        self.bytes = request.bytes
-        self.deadline = request.deadline
-        self.isOneTransaction = request.isOneTransaction
-        self.writerWaitLimit = request.writerWaitLimit
+        self.request = request
         self.runBody = run
         self.failBody = fail
         self.onComplete = onComplete
@@ -196,7 +185,7 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
         var count = 0
         var bytes = 0
         while count < waiting.count, count < max(1, options.maxRequests) {
-            let size = waiting[count].bytes
+            let size = waiting[count].request.bytes
             if count > 0, bytes + size > options.maxBytes { break }
             bytes += size
             count += 1
@@ -215,14 +204,14 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
     /// the rest.
     private func run(writer: Writer, logger: Logger) -> [GroupTicket<Writer.Unit>] {
         var group: [GroupTicket<Writer.Unit>] = []
-        let waitLimit = queue.withLock { $0.waiting.first?.writerWaitLimit }
+        let waitLimit = queue.withLock { $0.waiting.first?.request.writerWaitLimit }
         do throws(APIError) {
             let waitFailure = try writer.withUnit(waitingUntil: waitLimit) { unit in
                 var metrics: ServiceMetrics?
                 (group, metrics) = queue.withLock { queue in
                     (Self.takeGroup(from: &queue.waiting, options: queue.latest.options), queue.latest.metrics)
                 }
-                if group.count == 1, group[0].isOneTransaction {
+                if group.count == 1, group[0].request.isOneTransaction {
                     Self.runAlone(group[0], writer: writer, on: unit, metrics: metrics)
                     return
                 }
@@ -262,7 +251,7 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
                     var expired: [GroupTicket<Writer.Unit>] = []
                     let first = queue.waiting.first
                     queue.waiting.removeAll { ticket in
-                        let due = ticket === first || (ticket.writerWaitLimit.map { $0 <= now } ?? false)
+                        let due = ticket === first || (ticket.request.writerWaitLimit.map { $0 <= now } ?? false)
                         if due { expired.append(ticket) }
                         return due
                     }
@@ -288,7 +277,7 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
         on unit: Writer.Unit,
         metrics: ServiceMetrics?
     ) {
-        if let deadline = member.deadline, ContinuousClock.now >= deadline {
+        if let deadline = member.request.deadline, ContinuousClock.now >= deadline {
             member.fail(.timeout("the request's time limit was reached while it waited for the writer"))
             return
         }
@@ -364,7 +353,7 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
             }
             let member = toRun[index]
             index += 1
-            if let deadline = member.deadline, ContinuousClock.now >= deadline {
+            if let deadline = member.request.deadline, ContinuousClock.now >= deadline {
                 member.fail(.timeout("the request's time limit was reached while it waited for the writer"))
                 continue
             }

@@ -12,7 +12,7 @@ struct PreparedWrite {
     var deadline: ContinuousClock.Instant?
     /// The size of the request's body, counted against the group's `max_bytes`.
     var bytes: Int
-    /// Whether `work` is one transaction in autocommit mode (see ``GroupTicket/isOneTransaction``).
+    /// Whether `work` is one transaction in autocommit mode (see ``GroupRequest/isOneTransaction``).
     var isOneTransaction = true
     var work: (Database) throws(APIError) -> HTTPResponse
     /// The request's hold on its `Idempotency-Key`, released just before its answer is sent.

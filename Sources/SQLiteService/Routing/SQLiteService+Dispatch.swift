@@ -99,24 +99,7 @@ extension SQLiteService {
             case .failure(let error): finish(self.failure(error, answering: request, tokenName: tokenName))
             }
         }
-        let metrics = settings.options.metrics
-        switch storage {
-        case .local:
-            onWriterInGroupDeferred(
-                preparedWrite(write),
-                metrics: metrics,
-                options: groupCommit,
-                completion: completion
-            )
-        case .cluster(let cluster):
-            cluster.runInGroupDeferred(
-                write,
-                options: groupCommit,
-                metrics: metrics,
-                logger: logger,
-                completion: completion
-            )
-        }
+        performWriteDeferred(write, settings, completion: completion)
         return true
     }
 

@@ -140,7 +140,8 @@ extension SQLiteService {
     /// Runs a write on a handler thread and answers once it is durable: on the local writer through the group
     /// committer (``preparedWrite(_:)``), on the cluster's leader through the same committer over the cluster's
     /// writer (``ClusterStorage/runInGroup(_:options:metrics:logger:)``), or alone with this node's write copy of
-    /// the schema held for the request when group commit is off. The one place a write's storage is chosen.
+    /// the schema held for the request when group commit is off. With ``performWriteDeferred(_:_:completion:)``,
+    /// the one place a write's storage is chosen.
     func performWrite(_ write: StorageWrite, _ settings: ServiceSettings) throws(APIError) -> HTTPResponse {
         switch storage {
         case .local:
@@ -165,6 +166,35 @@ extension SQLiteService {
                     )
                 )
             }
+        }
+    }
+
+    /// ``performWrite(_:_:)`` without a thread waiting (the event loop's writes, group commit on): `write` is queued
+    /// for the storage's next group, and `completion` gets its response (or error) once the group's `COMMIT` is
+    /// over, from the thread that led the group.
+    func performWriteDeferred(
+        _ write: StorageWrite,
+        _ settings: ServiceSettings,
+        completion: @escaping (Result<HTTPResponse, APIError>) -> Void
+    ) {
+        let groupCommit = settings.options.groupCommit
+        let metrics = settings.options.metrics
+        switch storage {
+        case .local:
+            onWriterInGroupDeferred(
+                preparedWrite(write),
+                metrics: metrics,
+                options: groupCommit,
+                completion: completion
+            )
+        case .cluster(let cluster):
+            cluster.runInGroupDeferred(
+                write,
+                options: groupCommit,
+                metrics: metrics,
+                logger: logger,
+                completion: completion
+            )
         }
     }
 
