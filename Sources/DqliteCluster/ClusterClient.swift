@@ -146,26 +146,56 @@ public final class ClusterClient: Sendable {
     }
 
     /// Runs `probe`, then `sql`, both statements that read, on one leader connection, sent in one write and
-    /// answered in order (``PooledConnection/queryPipelined(probe:_:parameters:deadline:timedBy:)``, one round
-    /// trip), both kept prepared: what a caller learns from `probe` holds for the snapshot `sql` reads, or one
-    /// before it. Retried as ``query(_:parameters:deadline:prepared:)``; either statement's FAILURE is thrown
-    /// (`probe`'s first).
+    /// answered in order (``query(pipelined:deadline:)``, one round trip): what a caller learns from `probe` holds
+    /// for the snapshot `sql` reads, or one before it. Either statement's FAILURE is thrown (`probe`'s first).
     public func query(
         _ sql: String,
         parameters: [DqliteValue] = [],
         deadline: ContinuousClock.Instant? = nil,
         after probe: String
     ) throws(ClusterError) -> (probe: DqliteRows, rows: DqliteRows) {
-        try run(sql: sql, isWrite: false, callerDeadline: deadline) {
-            (pooled) throws(DqliteError) -> (probe: DqliteRows, rows: DqliteRows) in
-            let results = try pooled.queryPipelined(
-                probe: probe,
-                sql,
-                parameters: parameters,
-                deadline: deadline,
-                timedBy: self
+        let results = try query(
+            pipelined: [ClusterRead(probe), ClusterRead(sql, parameters: parameters)],
+            deadline: deadline
+        )
+        return (try results[0].get(), try results[1].get())
+    }
+
+    /// The most statements one pipelined call takes (``query(pipelined:deadline:)``): each is kept prepared on
+    /// the connection for the length of the call, within ``PooledConnection/statementLimit``.
+    public static let pipelineLimit = 64
+
+    /// Runs `reads` on one leader connection, each kept prepared there (PREPARE once per connection), sent in one
+    /// write and answered in order: one round trip for all of them. One result per read: its rows, or the
+    /// leader's FAILURE for it (`.failure`; the others still ran). Retried whole, as ``query(_:parameters:deadline:prepared:)``,
+    /// after an error of the connection or the leader (reads run again harmlessly).
+    ///
+    /// - Throws: ``ClusterError`` `.unavailable`, `.deadlineExceeded` (`deadline` passed), `.tooLarge`,
+    ///   `.invalidArgument` (more than ``pipelineLimit`` reads).
+    public func query(
+        pipelined reads: [ClusterRead],
+        deadline: ContinuousClock.Instant? = nil
+    ) throws(ClusterError) -> [Result<DqliteRows, ClusterError>] {
+        guard !reads.isEmpty else { return [] }
+        guard reads.count <= Self.pipelineLimit else {
+            throw ClusterError(
+                kind: .invalidArgument,
+                message: "a pipelined call takes at most \(Self.pipelineLimit) statements, not \(reads.count)"
             )
-            return (try results.probe.get(), try results.rows.get())
+        }
+        let results = try run(sql: reads[0].sql, isWrite: false, callerDeadline: deadline) {
+            (pooled) throws(DqliteError) in
+            let results = try pooled.queryPipelined(reads, deadline: deadline, timedBy: self)
+            // A FAILURE that is about the leader (no longer the leader, busy) rather than the statement retries
+            // the whole call, as it would one read.
+            for case .failure(let error) in results
+            where RetryPolicy.decide(after: error, isWrite: false) != .fail(.failure, keepConnection: true) {
+                throw error
+            }
+            return results
+        }
+        return zip(reads, results).map { read, result in
+            result.mapError { ClusterError(.failure, $0, sql: read.sql) }
         }
     }
 

@@ -34,15 +34,15 @@ final class PooledConnection: @unchecked Sendable {
     /// and kept. SQLite prepares a kept statement again by itself when the schema changed.
     ///
     /// `client` times the PREPARE as one of its round trips.
-    /// `kept` names a statement that must not be the one finalized to make room.
+    /// `kept` names the statements that must not be the one finalized to make room.
     func prepared(
         _ sql: String,
-        keeping kept: String? = nil,
+        keeping kept: Set<String> = [],
         timedBy client: ClusterClient
     ) throws(DqliteError) -> DqliteStatement {
         if let statement = statements[sql] { return statement }
         let statement = try client.timed { () throws(DqliteError) in try connection.prepare(sql, database: database) }
-        if statements.count >= Self.statementLimit, let victim = statements.first(where: { $0.key != kept }) {
+        if statements.count >= Self.statementLimit, let victim = statements.first(where: { !kept.contains($0.key) }) {
             statements[victim.key] = nil
             try connection.finalize(victim.value)
         }
@@ -105,31 +105,44 @@ final class PooledConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs `probe`'s then `sql`'s kept statements (QUERY, QUERY) sent in one write, their answers read in order
-    /// (``DqliteConnection/collectRows(_:deadline:)``): one round trip, timed by `client`, for both. Each result
-    /// is its statement's rows or FAILURE; a failure that may come from the schema forgets its statement.
+    /// Runs the kept statements of `reads`, in order, sent in one write (QUERY each) and answered in order
+    /// (``DqliteConnection/collectRows(_:deadline:)``): one round trip, timed by `client`, for all of them. Each
+    /// result is its statement's rows or FAILURE (one the leader refused to prepare is not sent); a failure that
+    /// may come from the schema forgets its statement.
+    ///
+    /// At most ``statementLimit`` distinct statements: none of them is the one finalized to make room for another.
     func queryPipelined(
-        probe: String,
-        _ sql: String,
-        parameters: [DqliteValue],
+        _ reads: [ClusterRead],
         deadline: ContinuousClock.Instant?,
         timedBy client: ClusterClient
-    ) throws(DqliteError) -> (probe: Result<DqliteRows, DqliteError>, rows: Result<DqliteRows, DqliteError>) {
-        let probeStatement = try prepared(probe, timedBy: client)
-        let statement = try prepared(sql, keeping: probe, timedBy: client)
-        let results = try client.timed { () throws(DqliteError) in
-            try connection.collectRows(
-                [
-                    .query(database: database, statement: probeStatement.id, parameters: []),
-                    .query(database: database, statement: statement.id, parameters: parameters),
-                ],
-                deadline: deadline
-            )
+    ) throws(DqliteError) -> [Result<DqliteRows, DqliteError>] {
+        let kept = Set(reads.map(\.sql))
+        var results = [Result<DqliteRows, DqliteError>?](repeating: nil, count: reads.count)
+        var requests: [DqliteRequest] = []
+        var sent: [Int] = []
+        requests.reserveCapacity(reads.count)
+        sent.reserveCapacity(reads.count)
+        for (index, read) in reads.enumerated() {
+            do throws(DqliteError) {
+                let statement = try prepared(read.sql, keeping: kept, timedBy: client)
+                requests.append(.query(database: database, statement: statement.id, parameters: read.parameters))
+                sent.append(index)
+            } catch {
+                // The leader refused to prepare this one (its answer); the others still run.
+                guard error.kind == .failure else { throw error }
+                results[index] = .failure(error)
+            }
         }
-        for (text, result) in zip([probe, sql], results) {
-            if case .failure(let error) = result { forget(text, after: error) }
+        if !requests.isEmpty {
+            let answers = try client.timed { () throws(DqliteError) in
+                try connection.collectRows(requests, deadline: deadline)
+            }
+            for (index, answer) in zip(sent, answers) {
+                results[index] = answer
+                if case .failure(let error) = answer { forget(reads[index].sql, after: error) }
+            }
         }
-        return (results[0], results[1])
+        return results.map { $0! }
     }
 
     /// After `error` from `sql`'s kept statement: one that may come from the schema (`SQLITE_ERROR`,

@@ -70,6 +70,42 @@ struct ClusterClientPreparedTests {
         #expect(try client.query("SELECT count(*) FROM t", after: "PRAGMA schema_version").rows.rows == [[.integer(2)]])
     }
 
+    /// Checks reads sent together (`query(pipelined:)`): one round trip once their statements are kept, each
+    /// answer its own and in order, a statement the leader refuses to prepare and one failing as it runs answered
+    /// as failures while the others still run, and more than `pipelineLimit` reads refused before anything is sent.
+    @Test func pipelinedReads_areOneRoundTrip_andFailAlone() throws {
+        let (member, client) = try cluster()
+        defer { _ = member }
+        let reads = (0..<10).map {
+            ClusterRead("SELECT v FROM t WHERE id = ?", parameters: [.integer(Int64($0 % 2 + 1))])
+        }
+        _ = try client.query(pipelined: reads)
+        let before = client.statistics.roundTrips
+        let results = try client.query(pipelined: reads)
+        #expect(client.statistics.roundTrips - before == 1)
+        for (index, result) in results.enumerated() {
+            #expect(try result.get().rows == [[.text(index % 2 == 0 ? "a" : "b")]])
+        }
+
+        let mixed = try client.query(
+            pipelined: [
+                ClusterRead("SELECT v FROM t WHERE id = 1"),
+                ClusterRead("SELECT * FROM nowhere"),
+                ClusterRead("SELECT abs(-9223372036854775807 - 1)"),
+                ClusterRead("SELECT count(*) FROM t"),
+            ]
+        )
+        #expect(try mixed[0].get().rows == [[.text("a")]])
+        #expect(clusterError { try mixed[1].get() }?.message.contains("no such table: nowhere") == true)
+        #expect(clusterError { try mixed[2].get() }?.message.contains("integer overflow") == true)
+        #expect(try mixed[3].get().rows == [[.integer(2)]])
+
+        let tooMany = Array(repeating: ClusterRead("SELECT 1"), count: ClusterClient.pipelineLimit + 1)
+        let refused = clusterError { try client.query(pipelined: tooMany) }
+        #expect(refused?.kind == .invalidArgument)
+        #expect(try client.query(pipelined: []).isEmpty)
+    }
+
     /// Checks that a kept statement holds no snapshot between its uses: after each write (through another client,
     /// so on another connection) the same kept read sees the new row.
     @Test func aKeptRead_seesEveryLaterWrite() throws {

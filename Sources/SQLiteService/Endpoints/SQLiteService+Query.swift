@@ -17,6 +17,40 @@ extension SQLiteService {
         return Self.jsonResponse(try store.query(query, context: &context, metrics: settings.options.metrics))
     }
 
+    /// `POST /query` on the cluster, taken on the event loop: checked (``resolve(_:_:settings:tokenName:match:)``)
+    /// and decoded here, queued for the next batch of reads (``ClusterStorage/queueRead(_:context:answer:)``), and
+    /// answered through `finish` by the worker that ran its batch. False (a handler thread answers it, with the
+    /// same answers) for a streamed result or an `Accept` no JSON result satisfies.
+    func queueClusterQuery(
+        _ request: HTTPRequest,
+        _ endpoint: ServiceEndpoint,
+        _ match: RouteTable.Match,
+        settings: ServiceSettings,
+        on cluster: ClusterStorage,
+        finish: @escaping @Sendable (ServiceResponse) -> Void
+    ) -> Bool {
+        guard (try? Self.resultFormat(of: request)) == .json else { return false }
+        var tokenName: String?
+        let query: QueryRequest
+        let context: RequestContext
+        do throws(APIError) {
+            _ = try resolve(request, endpoint, settings: settings, tokenName: &tokenName, match: match)
+            (query, context) = try Self.decodeQuery(request.body, limits: settings.limits)
+        } catch {
+            finish(failure(error, answering: request, tokenName: tokenName))
+            return true
+        }
+        cluster.queueRead(query, context: context) { [tokenName] result in
+            switch result {
+            case .success(let bytes):
+                finish(ServiceResponse(response: Self.jsonResponse(bytes), tokenName: tokenName))
+            case .failure(let error):
+                finish(self.failure(error, answering: request, tokenName: tokenName))
+            }
+        }
+        return true
+    }
+
     /// Runs `/query`'s statement on the reader `db` until `deadline` (the request's, or the event loop's budget):
     /// its result object. The one run of the statement for both paths of `/query` on the local storage.
     static func runQuery(

@@ -60,24 +60,29 @@ extension SQLiteService {
     /// group commit off, for a body larger than ``eventLoopBodyLimit`` (decoding it could hold the loop), and for
     /// any request no group-commit route serves (a method a writing path does not serve is taken, and answered 405
     /// at once).
+    ///
+    /// On the cluster storage it takes a JSON `/query` too, decoded here and queued for the next batch of reads
+    /// sent to the leader in one write (``ClusterStorage/queueRead(_:context:answer:)``), whatever the group commit
+    /// setting.
     public func handleDeferred(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool {
         let started = ContinuousClock.now
         let settings = self.settings
-        let groupCommit = settings.options.groupCommit
-        guard groupCommit.isEnabled, request.body.count <= Self.eventLoopBodyLimit else {
-            return false
-        }
+        guard request.body.count <= Self.eventLoopBodyLimit else { return false }
         let endpoint = ServiceEndpoint(request)
-        // A write, or a method no route of a writing path serves (its 405 is answered here at once).
         let match = RouteTable.match(endpoint, method: request.method, onCluster: storage.isCluster)
+        let finish: @Sendable (ServiceResponse) -> Void = { handled in
+            self.observe(request, endpoint: endpoint, handled: handled, since: started, options: settings.options)
+            respond(handled.response)
+        }
+        if case .cluster(let cluster) = storage, case .route(let route) = match, route.endpoint == .query {
+            return queueClusterQuery(request, endpoint, match, settings: settings, on: cluster, finish: finish)
+        }
+        guard settings.options.groupCommit.isEnabled else { return false }
+        // A write, or a method no route of a writing path serves (its 405 is answered here at once).
         switch match {
         case .route(let route) where route.makeWrite != nil: break
         case .methodNotAllowed where RouteTable.hasGroupCommitRoute(endpoint): break
         default: return false
-        }
-        let finish: @Sendable (ServiceResponse) -> Void = { handled in
-            self.observe(request, endpoint: endpoint, handled: handled, since: started, options: settings.options)
-            respond(handled.response)
         }
         var tokenName: String?
         let write: StorageWrite

@@ -31,6 +31,12 @@ struct ClusterStatementPlan {
         !isReadOnly && (isBatch || profile.columnCount > 0)
     }
 
+    /// Whether the statement is one read run once (rows, one set of values): what a pipelined batch of reads
+    /// carries (``ClusterStorage/runReads(_:)``); anything else runs through ``ClusterStatementRunner``.
+    var isPipelinable: Bool {
+        isReadOnly && !isBatch && parameterSets.count == 1 && profile.columnCount > 0
+    }
+
     /// Prepares `request` on `db`, applies the statement rules of the local backend and binds every parameter set
     /// there, so that a bad request fails with the local backend's error before anything is sent.
     init(_ request: StatementRequest, on db: Database, context: RequestContext) throws(APIError) {

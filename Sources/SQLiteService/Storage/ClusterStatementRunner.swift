@@ -113,6 +113,24 @@ struct ClusterStatementRunner {
         out.writeRaw(result.bytes)
     }
 
+    /// The result object of a read run once (``ClusterStatementPlan/isPipelinable``) from the leader's answer
+    /// `returned`, as ``run(_:on:context:into:)`` writes it; ``APIError/staleSchemaCopy`` when the answer's columns
+    /// are not the copy's.
+    static func writeRead(
+        _ plan: ClusterStatementPlan,
+        returned: DqliteRows,
+        context: inout RequestContext,
+        into out: inout JSONWriter
+    ) throws(APIError) {
+        if returned.columns != plan.profile.columnNames { throw APIError.staleSchemaCopy }
+        var rows = ClusterRowWriter(profile: plan.profile, context: context)
+        out.beginObject()
+        try rows.write(returned, into: &out)
+        rows.writeFooter(into: &out)
+        context.remainingRows = rows.remainingRows
+        out.endObject()
+    }
+
     private struct Outcome {
         var changes: Int
         var insertedRowID: Int64?

@@ -40,7 +40,7 @@ extension ClusterStorage: Storage {
         metrics: ServiceMetrics?
     ) throws(APIError) -> [UInt8] {
         let before = context
-        let withStar = request.statement.sql.contains("*")
+        let withStar = Self.takesColumnsFromSchema(request.statement.sql)
         var checkedCopy = false
         var attempts = 0
         while true {
@@ -79,7 +79,7 @@ extension ClusterStorage: Storage {
 
     /// Whether `error` may be the answer of an out-of-date copy of the schema (a table or column it lacks or has
     /// too many of), so that the request must run again on a checked copy.
-    private static func mayComeFromAStaleCopy(_ error: APIError) -> Bool {
+    static func mayComeFromAStaleCopy(_ error: APIError) -> Bool {
         if error.message == APIError.staleSchemaCopy.message { return true }
         guard let code = error.sqliteCode else { return false }
         return code & 0xff == 1 || code & 0xff == 17

@@ -30,6 +30,15 @@ public final class ClusterStorage: Sendable {
     let nodeAddress: String
     /// Groups the writes this node receives into one leader transaction each (``ClusterGroupWriter``).
     let groupCommitter = GroupCommitter<ClusterGroupWriter>()
+    /// Runs the `/query` requests the event loops queue, in batches of one leader round trip each
+    /// (``queueRead(_:context:answer:)``).
+    let readBatcher = ReadBatcher<QueuedRead>(
+        label: "sqlited.cluster-reads",
+        workers: ClusterStorage.readWorkers,
+        maxWorkers: ClusterStorage.maxReadWorkers,
+        batchLimit: ClusterStorage.readBatchLimit,
+        stallAfter: ClusterStorage.readStallAfter
+    )
     /// The cursor codec with the cluster's shared key, once read (``cursorCodec()``).
     private let sharedCodec = Mutex<RecordCursorCodec?>(nil)
 
