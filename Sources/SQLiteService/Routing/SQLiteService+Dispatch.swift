@@ -8,7 +8,8 @@ import Synchronization
 /// The event loop is offered every request first: it answers what is cheap there (a route placed
 /// ``Route/Placement/eventLoop`` whose handler answers at once, and every error that needs no database); the group
 /// committer takes the writes (``Route/Placement/groupCommit``); a handler thread answers the rest. On the cluster
-/// storage every other request goes to a handler thread (its statements wait for the leader).
+/// storage a JSON `/query` joins the next batch of reads sent to the leader, and every other request goes to a
+/// handler thread (its statements wait for the leader).
 extension SQLiteService {
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         // The closure always answers, so `answering` never gives nil here.

@@ -13,8 +13,8 @@ public import SQLiteEngine
 ///   while its previous group is in flight share one leader transaction (group commit, one Raft entry per group).
 ///
 /// The endpoints do not look at it: they are written once over ``Storage`` and ``WriteSession``. It decides where
-/// a request runs (the dispatch sends every cluster request but the grouped writes to a handler thread) and which
-/// ``WriteSession`` a write gets (``SQLiteService/performWrite(_:_:)``).
+/// a request runs (the dispatch sends every cluster request but the grouped writes and the batched `/query` reads
+/// to a handler thread) and which ``WriteSession`` a write gets (``SQLiteService/performWrite(_:_:)``).
 public enum StorageBackend: Sendable {
     case local(DatabasePool)
     case cluster(ClusterStorage)

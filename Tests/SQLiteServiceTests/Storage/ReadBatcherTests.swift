@@ -20,15 +20,18 @@ struct ReadBatcherTests {
         }
     }
 
-    /// Checks that items submitted while the only worker runs a batch wait, then run in one batch in the order
-    /// submitted, each exactly once, and that a batch takes at most `batchLimit` of them.
-    @Test func itemsWaitingForTheWorker_runTogether() {
+    /// A batcher of one worker (batches of up to 8) whose first batch, item 0, runs and is held until `gate` is
+    /// signalled: its record, the gate and the `run` every later item must be submitted with.
+    private static func heldBatcher(
+        maxWorkers: Int,
+        stallAfter: Duration
+    ) -> (ReadBatcher<Int>, Record, DispatchSemaphore, @Sendable ([Int]) -> Void) {
         let batcher = ReadBatcher<Int>(
             label: "test.batcher",
             workers: 1,
-            maxWorkers: 4,
+            maxWorkers: maxWorkers,
             batchLimit: 8,
-            stallAfter: .seconds(60)
+            stallAfter: stallAfter
         )
         let record = Record()
         let gate = DispatchSemaphore(value: 0)
@@ -37,9 +40,16 @@ struct ReadBatcherTests {
             if batch == [0] { gate.wait() }
         }
         batcher.submit(0, run: run)
-        // The worker holds item 0 until the gate opens: the next twelve wait.
         let started = ContinuousClock.now + .seconds(10)
         while record.batches.isEmpty && ContinuousClock.now < started { usleep(1000) }
+        return (batcher, record, gate, run)
+    }
+
+    /// Checks that items submitted while the only worker runs a batch wait, then run in one batch in the order
+    /// submitted, each exactly once, and that a batch takes at most `batchLimit` of them.
+    @Test func itemsWaitingForTheWorker_runTogether() {
+        let (batcher, record, gate, run) = Self.heldBatcher(maxWorkers: 4, stallAfter: .seconds(60))
+        // The worker holds item 0 until the gate opens: the next twelve wait.
         for item in 1...12 { batcher.submit(item, run: run) }
         #expect(batcher.waitingCount == 12)
         gate.signal()
@@ -83,22 +93,7 @@ struct ReadBatcherTests {
     /// Checks that a batch held longer than `stallAfter` does not hold the items behind it: another worker starts
     /// and runs them while the slow one still runs, and once it ends the workers are back to their count.
     @Test func itemsBehindAStalledBatch_runOnAnotherWorker() {
-        let batcher = ReadBatcher<Int>(
-            label: "test.batcher",
-            workers: 1,
-            maxWorkers: 2,
-            batchLimit: 8,
-            stallAfter: .milliseconds(20)
-        )
-        let record = Record()
-        let gate = DispatchSemaphore(value: 0)
-        let run: @Sendable ([Int]) -> Void = { batch in
-            record.state.withLock { $0.batches.append(batch) }
-            if batch == [0] { gate.wait() }
-        }
-        batcher.submit(0, run: run)
-        let started = ContinuousClock.now + .seconds(10)
-        while record.batches.isEmpty && ContinuousClock.now < started { usleep(1000) }
+        let (batcher, record, gate, run) = Self.heldBatcher(maxWorkers: 2, stallAfter: .milliseconds(20))
         batcher.submit(1, run: run)
         batcher.submit(2, run: run)
         // Item 0's batch is still held: 1 and 2 run beside it once it counts as stalled.
