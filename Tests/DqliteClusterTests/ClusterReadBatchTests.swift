@@ -119,6 +119,11 @@ struct ClusterReadBatchTests {
         // trip per batch; the quick reads fill one or a few (another worker takes them once the slow batches have
         // run for `readStallAfter`).
         #expect(roundTrips <= 16, "\(roundTrips) round trips for \(requests.count) reads")
+        // Every read went in a batch, and the batches held several reads on average.
+        let batched = metricSample("sqlited_cluster_read_batch_reads_sum", of: service)
+        let batches = metricSample("sqlited_cluster_read_batch_reads_count", of: service) ?? 0
+        #expect(batched == Double(requests.count))
+        #expect(batches >= 1 && batches < Double(requests.count) / 2, "\(batches) batches")
     }
 
     /// Checks that a queued read sees a schema another client changed on the leader behind this node's copy: the

@@ -6,7 +6,7 @@ import Synchronization
 
 @testable import SQLiteService
 
-/// An in-process service over `member`'s one-node cluster, available, with metrics.
+/// An in-process service over `member`'s one-node cluster, available, with metrics (the cluster's series too).
 func clusterService(_ member: TestMember) -> SQLiteService {
     let node = member.member
     let storage = ClusterStorage(nodeAddress: member.address, members: [member.address], limits: ServiceLimits()) {
@@ -14,6 +14,7 @@ func clusterService(_ member: TestMember) -> SQLiteService {
     }
     var options = ServiceOptions()
     options.metrics = ServiceMetrics(databasePath: member.directory.path + "/unused.sqlite")
+    options.metrics?.observeCluster(storage)
     let service = SQLiteService(
         storage: .cluster(storage),
         version: "test",
@@ -48,4 +49,13 @@ final class DeferredAnswers: Sendable {
         let deadline = ContinuousClock.now + .seconds(30)
         while self.count < count && ContinuousClock.now < deadline { usleep(2000) }
     }
+}
+
+/// The value of the sample `series` (its name with labels, as printed) in the service's `GET /metrics`, or nil.
+func metricSample(_ series: String, of service: SQLiteService) -> Double? {
+    let text = bodyText(service.handle(HTTPRequest(method: "GET", target: "/metrics")))
+    for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+        return Double(line.dropFirst(series.count + 1))
+    }
+    return nil
 }

@@ -15,6 +15,7 @@ import Synchronization
 /// | `sqlited_cluster_outcome_unknown_total` | counter | `client` | writes answered 503 because they may or may not have been committed |
 /// | `sqlited_cluster_round_trip_seconds` | histogram | `client` | one request to the leader and its whole answer (the wire round trip with the leader's work) |
 /// | `sqlited_cluster_busy_waits_total` | counter | `client` | writes and group `BEGIN IMMEDIATE`s that met the leader's write lock held by another connection (another node's group) and were asked again after a short pause |
+/// | `sqlited_cluster_read_batch_reads` | histogram | | `/query` reads per batch sent to the leader in one write (``ClusterStorage/runReads(_:)``) |
 ///
 /// The cluster's write groups (issue #26) are counted in the group commit series the local writer uses:
 /// `sqlited_group_commits_total` (groups committed; its rate is the groups per second),
@@ -104,6 +105,8 @@ final class ClusterMetrics: Sendable {
         isLeader = CoreMetrics.Gauge(label: "sqlited_cluster_is_leader", factory: factory)
         storage.writer.setObserver(ClientObserver(client: "write", factory: factory))
         storage.reader.setObserver(ClientObserver(client: "read", factory: factory))
+        let readBatchReads = CoreMetrics.Recorder(label: "sqlited_cluster_read_batch_reads", factory: factory)
+        storage.readBatchObserver.withLock { $0 = { reads in readBatchReads.record(reads) } }
     }
 
     /// Reads this node's role and whether it leads.

@@ -94,6 +94,7 @@ extension ClusterStorage {
             // One `PRAGMA schema_version` after the batch's reads, when one of them needs it: see `answer`.
             let probe = pipelined.contains { $0.copyVersion != nil } ? statements.count : nil
             if probe != nil { statements.append(ClusterRead("PRAGMA schema_version")) }
+            readBatchObserver.withLock { $0 }?(pipelined.count)
             do throws(ClusterError) {
                 let results = try reader.query(pipelined: statements, deadline: deadline)
                 let leaderVersion: Int64? =

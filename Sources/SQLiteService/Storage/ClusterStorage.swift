@@ -39,6 +39,8 @@ public final class ClusterStorage: Sendable {
         batchLimit: ClusterStorage.readBatchLimit,
         stallAfter: ClusterStorage.readStallAfter
     )
+    /// Told the number of reads of each batch sent to the leader (``ClusterMetrics``' histogram).
+    let readBatchObserver = Mutex<(@Sendable (Int) -> Void)?>(nil)
     /// The cursor codec with the cluster's shared key, once read (``cursorCodec()``).
     private let sharedCodec = Mutex<RecordCursorCodec?>(nil)
 

@@ -13,7 +13,7 @@ import Testing
 
     /// Every node reports itself a voter (and no other role), exactly one node reports being the leader, the one
     /// `GET /cluster` names; a request through a node adds round trips to the leader (reads on the read client,
-    /// writes on the write client); the retry, unknown-outcome and leader-change counters are exported.
+    /// writes on the write client) and a read batch; the retry, unknown-outcome and leader-change counters are exported.
     @Test func metrics_reportRoleLeaderAndRoundTrips() throws {
         let cluster = try SharedCluster.get()
         let leader = try cluster.leaderID()
@@ -30,6 +30,8 @@ import Testing
             for role in ["standby", "spare", "none"] {
                 #expect(sample(#"sqlited_cluster_role{role="\#(role)"}"#, in: body) == 0, "node \(node.id)")
             }
+            // The `/query` above went to the leader in a batch of reads.
+            #expect((sample("sqlited_cluster_read_batch_reads_count", in: body) ?? 0) >= 1, "node \(node.id)")
             if sample("sqlited_cluster_is_leader", in: body) == 1 {
                 leaders.append(node.id)
             }
