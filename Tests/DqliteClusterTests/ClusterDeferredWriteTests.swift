@@ -63,6 +63,36 @@ struct ClusterDeferredWriteTests {
         #expect(grouped >= 4)
     }
 
+    /// Checks that a group's copy of the schema is checked once the group holds the leader's write lock, not
+    /// before: a write (a `/batch`) naming a table that another client creates while the group waits at its
+    /// `BEGIN IMMEDIATE` succeeds. (Checked before, when the group began, the copy lacked the table and the write failed with 400 "no
+    /// such table" — a write sent through one node just after a table was created through another could meet it.)
+    @Test func aGroupChecksItsSchemaCopy_onceItHoldsTheWriteLock() throws {
+        let member = try TestMember(id: 1)
+        let service = clusterService(member)
+        #expect(service.handle(jsonPost("/update", #"{"sql": "CREATE TABLE t(k TEXT)"}"#)).status.code == 200)
+
+        let holder = try DqliteConnection(address: member.address, options: testConnectionOptions)
+        defer { holder.close() }
+        let database = try holder.open(ClusterStorage.defaultDatabaseName)
+        _ = try holder.exec(sql: "BEGIN IMMEDIATE", database: database)
+
+        let answers = DeferredAnswers()
+        // A `/batch` is not one transaction alone, so even a group of it alone takes the group's BEGIN IMMEDIATE.
+        let request = jsonPost("/batch", #"{"statements": [{"sql": "INSERT INTO u(v) VALUES ('late')"}]}"#)
+        #expect(service.handleDeferred(request) { response in answers.storage.withLock { $0[0] = response } })
+        // The group waits at its BEGIN IMMEDIATE while the table is created and committed elsewhere.
+        usleep(300_000)
+        #expect(answers.count == 0)
+        _ = try holder.exec(sql: "CREATE TABLE u(v TEXT)", database: database)
+        _ = try holder.exec(sql: "COMMIT", database: database)
+
+        answers.wait(for: 1)
+        #expect(answers[0]?.status.code == 200, "\(answers[0].map(bodyText) ?? "no answer")")
+        let stored = service.handle(jsonPost("/query", #"{"sql": "SELECT v FROM u", "shape": "arrays"}"#))
+        #expect(bodyText(stored).contains(#"[["late"]]"#), "\(bodyText(stored))")
+    }
+
     /// The group commit series of the service's metrics: groups so far, and requests in them.
     private static func groupCommitCounts(_ service: SQLiteService) -> (Double, Double) {
         (

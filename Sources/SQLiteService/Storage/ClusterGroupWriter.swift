@@ -23,8 +23,9 @@ struct ClusterGroupWriter: GroupWriter {
     )
         throws(APIError) -> APIError?
     {
-        try storage.writeSchema.withSchema(refreshingFrom: storage.reader) { (db) throws(APIError) in
-            let unit = ClusterGroupTransaction(schema: db, writer: storage.writer)
+        // Held now, checked once the group's requests are taken (``ClusterGroupTransaction/schema()``).
+        try storage.writeSchema.withHeldSchema(refreshingFrom: storage.reader) { (held) throws(APIError) in
+            let unit = ClusterGroupTransaction(schema: held, writer: storage.writer)
             // Whatever happened, the group's connection goes back to the pool (or is closed).
             defer { unit.end() }
             body(unit)
@@ -53,8 +54,8 @@ struct ClusterGroupWriter: GroupWriter {
 ///
 /// Not `Sendable`: used by the group's leader thread only (see ``GroupWriter``).
 final class ClusterGroupTransaction {
-    /// The write copy of the leader's schema, held by the group.
-    let schema: Database
+    /// The write copy of the leader's schema, held by the group and checked on first use (``schema()``).
+    private let heldSchema: SchemaShadow.HeldSchema
     let writer: ClusterClient
     /// The leader transaction once begun; nil before, and after its end.
     private(set) var transaction: ClusterTransaction?
@@ -62,9 +63,16 @@ final class ClusterGroupTransaction {
     /// `SAVEPOINT` (one EXEC_SQL of both), or by the `COMMIT`: a round trip less per request.
     private var pendingRelease: String?
 
-    init(schema: Database, writer: ClusterClient) {
-        self.schema = schema
+    init(schema: SchemaShadow.HeldSchema, writer: ClusterClient) {
+        self.heldSchema = schema
         self.writer = writer
+    }
+
+    /// The write copy of the schema, checked against the leader's schema version on the first call: after the
+    /// group's `BEGIN IMMEDIATE` (``begin()``), or at a lone request's first statement — after the group's requests
+    /// were taken either way, so a table another node created before a request was sent is in the copy.
+    func schema() throws(APIError) -> Database {
+        try heldSchema.database()
     }
 
     /// Whether the group's leader transaction is open (not broken, not rolled back by SQLite).
@@ -82,6 +90,8 @@ final class ClusterGroupTransaction {
         } catch {
             throw APIError(cluster: error, isWrite: true)
         }
+        // The leader's write lock is the group's now: the schema the check finds stays until the COMMIT.
+        _ = try schema()
     }
 
     /// COMMIT: one Raft entry for the group. A COMMIT the leader refused is `rolled_back`; one whose answer was
@@ -121,6 +131,7 @@ final class ClusterGroupTransaction {
         isOneStatement: Bool = false,
         _ body: (any WriteSession) throws(APIError) -> T
     ) throws(APIError) -> T {
+        let schema = try schema()
         guard let transaction, isOpen else {
             return try body(
                 ClusterWriteSession(schema: schema, writer: writer, target: .client(writer), deadline: deadline)

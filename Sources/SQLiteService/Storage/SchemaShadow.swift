@@ -13,15 +13,17 @@ import SQLiteEngine
 /// `READONLY_STATEMENT`, `BIND_ERROR`, `SQLITE_AUTH`, syntax errors, unknown tables and columns), its named
 /// parameters are put in the leader's positional order, and its result has the same `columns` and `types`.
 ///
-/// The copy follows the leader's `PRAGMA schema_version`, read when a write group or a request other than `/query`
-/// takes the copy (one more round trip), and is rebuilt from the leader's `sqlite_master` when it changed. `/query`
+/// The copy follows the leader's `PRAGMA schema_version`, read when a request other than `/query` takes the copy, or
+/// when a write group first uses it, once its `BEGIN IMMEDIATE` holds the leader's write lock
+/// (``withHeldSchema(refreshingFrom:_:)``; one more round trip), and is rebuilt from the leader's `sqlite_master`
+/// when it changed. `/query`
 /// takes the copy as last checked (``withSchema(refreshingFrom:checkingVersion:_:)`` with `false`: one round trip
 /// in all) and checks it only when the answer shows it out of date (see ``ClusterStorage``'s `query`); a read
 /// with a `*` sends the version check in the same write as the statement. The write
 /// copy marks the read copy for a check (``invalidate()``) whenever it sees the schema change. A request's own DDL
 /// is applied to the copy as it runs, so that its later statements see it (inside `/transaction` the leader's other
 /// connections do not see it before the COMMIT). A schema changed through another node between the version check and a
-/// statement is seen by the next request only; the leader's own checks still apply.
+/// statement outside a group is seen by the next request only; the leader's own checks still apply.
 ///
 /// `@unchecked Sendable`: `lock` guards `database` and `version`; a request holds it while it uses the copy.
 final class SchemaShadow: @unchecked Sendable {
@@ -68,25 +70,68 @@ final class SchemaShadow: @unchecked Sendable {
         checkingVersion: Bool = true,
         _ body: (Database, Int64?) throws(APIError) -> T
     ) throws(APIError) -> T {
+        try withHeldSchema(refreshingFrom: client) { (held) throws(APIError) in
+            let db = try held.database(checkingVersion: checkingVersion)
+            return try body(db, held.version)
+        }
+    }
+
+    /// Holds the copy for `body` (no other request uses it meanwhile) without checking it yet: the check against
+    /// the leader's schema version comes with the first ``HeldSchema/database(checkingVersion:)``. A write group
+    /// holds the copy from before it takes its requests and checks it once its `BEGIN IMMEDIATE` holds the leader's
+    /// write lock: no schema change can come between the check and the group's statements then, and every request
+    /// of the group arrived before the check (a check made before a request arrived could miss a table another
+    /// node created just before the request was sent).
+    func withHeldSchema<T>(
+        refreshingFrom client: ClusterClient,
+        _ body: (HeldSchema) throws(APIError) -> T
+    ) throws(APIError) -> T {
         lock.lock()
         defer { lock.unlock() }
-        let db: Database
-        if !checkingVersion, let database, version != nil {
-            db = database
-        } else {
-            db = try current(client)
-        }
+        let held = HeldSchema(shadow: self, client: client)
         // DDL the request applied to the copy may not be the leader's in the end (a `ROLLBACK TO` inside
         // `/transaction` undid it there; the leader's schema version does not move then): a copy changed by a
         // request is rebuilt before the next one.
-        let versionBefore = try? db.int64(sql: "PRAGMA schema_version")
         defer {
-            if (try? db.int64(sql: "PRAGMA schema_version")) != versionBefore {
+            if let (db, versionBefore) = held.handedOut, (try? db.int64(sql: "PRAGMA schema_version")) != versionBefore
+            {
                 version = nil
                 dependent?.invalidate()
             }
         }
-        return try body(db, version)
+        return try body(held)
+    }
+
+    /// The copy held by one ``SchemaShadow/withHeldSchema(refreshingFrom:_:)``, checked when first asked for.
+    ///
+    /// Not `Sendable`: used by the holder's thread only, while it holds the copy's lock.
+    final class HeldSchema {
+        private let shadow: SchemaShadow
+        private let client: ClusterClient
+        /// The copy handed out, and its own schema version then.
+        fileprivate private(set) var handedOut: (db: Database, versionBefore: Int64?)?
+
+        fileprivate init(shadow: SchemaShadow, client: ClusterClient) {
+            self.shadow = shadow
+            self.client = client
+        }
+
+        /// The copy: on the first call brought up to date with the leader (unless `checkingVersion` is false and the
+        /// copy was checked before), the same copy on later calls.
+        func database(checkingVersion: Bool = true) throws(APIError) -> Database {
+            if let handedOut { return handedOut.db }
+            let db: Database
+            if !checkingVersion, let database = shadow.database, shadow.version != nil {
+                db = database
+            } else {
+                db = try shadow.current(client)
+            }
+            handedOut = (db, try? db.int64(sql: "PRAGMA schema_version"))
+            return db
+        }
+
+        /// The leader's schema version the copy was built from (nil: not known; the copy is rebuilt next time).
+        var version: Int64? { shadow.version }
     }
 
     private func current(_ client: ClusterClient) throws(APIError) -> Database {
