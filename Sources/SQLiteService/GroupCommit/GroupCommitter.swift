@@ -107,7 +107,7 @@ final class GroupCommitter<Writer: GroupWriter>: Sendable {
     /// Leads the groups whose first request is deferred (a serial queue: one group at a time).
     private let leaderQueue = DispatchQueue(label: "sqlited.group-commit")
     /// Runs on the writer just before each group's `COMMIT` (tests use it to make the `COMMIT` itself fail).
-    let beforeCommit = Mutex<(@Sendable (Writer.Unit) -> Void)?>(nil)
+    let beforeCommit = Mutex<StoredClosure<Writer.Unit, Void>?>(nil)
 
     init() {}
 

@@ -106,7 +106,7 @@ final class ClusterMetrics: Sendable {
         storage.writer.setObserver(ClientObserver(client: "write", factory: factory))
         storage.reader.setObserver(ClientObserver(client: "read", factory: factory))
         let readBatchReads = CoreMetrics.Recorder(label: "sqlited_cluster_read_batch_reads", factory: factory)
-        storage.readBatchObserver.withLock { $0 = { reads in readBatchReads.record(reads) } }
+        storage.readBatchObserver.withLock { $0 = StoredClosure { reads in readBatchReads.record(reads) } }
     }
 
     /// Reads this node's role and whether it leads.

@@ -47,7 +47,7 @@ public final class ServiceMetrics: Sendable {
     /// Every request looks its series up here and only the first of each series adds one: a read lock, so that
     /// concurrent requests do not queue behind each other (a `Mutex` here was the most contended lock of `/query`).
     private let requestSeries = ReadWriteLock<[RequestKey: RequestSeries]>([:])
-    private let openConnectionsProvider = Mutex<(@Sendable () -> Int)?>(nil)
+    private let openConnectionsProvider = Mutex<StoredClosure<Void, Int>?>(nil)
     private let statementCacheHits: CoreMetrics.Counter
     private let statementCacheMisses: CoreMetrics.Counter
     private let busyErrors: CoreMetrics.Counter
@@ -122,13 +122,13 @@ public final class ServiceMetrics: Sendable {
     /// Sets where the open connection count comes from (the HTTP server's `openConnectionCount`); read at each
     /// render. Without a provider the gauge stays 0.
     public func setOpenConnectionsProvider(_ provider: @escaping @Sendable () -> Int) {
-        openConnectionsProvider.withLock { $0 = provider }
+        openConnectionsProvider.withLock { $0 = StoredClosure { _ in provider() } }
     }
 
     /// The metrics in the Prometheus text exposition format (version 0.0.4), gauges refreshed first.
     public func render() -> [UInt8] {
         if let provider = openConnectionsProvider.withLock({ $0 }) {
-            openConnections.record(provider())
+            openConnections.record(provider(()))
         }
         databaseSize.record(Self.fileSize(databasePath))
         walSize.record(Self.fileSize(databasePath + "-wal"))

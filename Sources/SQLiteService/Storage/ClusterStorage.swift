@@ -40,7 +40,7 @@ public final class ClusterStorage: Sendable {
         stallAfter: ClusterStorage.readStallAfter
     )
     /// Told the number of reads of each batch sent to the leader (``ClusterMetrics``' histogram).
-    let readBatchObserver = Mutex<(@Sendable (Int) -> Void)?>(nil)
+    let readBatchObserver = Mutex<StoredClosure<Int, Void>?>(nil)
     /// The cursor codec with the cluster's shared key, once read (``cursorCodec()``).
     private let sharedCodec = Mutex<RecordCursorCodec?>(nil)
 

@@ -49,13 +49,13 @@ final class TransactionRegistry: Sendable {
     private let state = Mutex(State())
     private let sweepQueue = DispatchQueue(label: "sqlited.transactions.expiry")
     /// Told of every transaction the sweep rolled back.
-    private let onExpiry = Mutex<(@Sendable (any TransactionHandle) -> Void)?>(nil)
+    private let onExpiry = Mutex<StoredClosure<any TransactionHandle, Void>?>(nil)
 
     init() {}
 
     /// Sets what is told of every transaction the sweep rolls back (the service counts them).
     func setExpiryObserver(_ observer: @escaping @Sendable (any TransactionHandle) -> Void) {
-        onExpiry.withLock { $0 = observer }
+        onExpiry.withLock { $0 = StoredClosure(observer) }
     }
 
     /// A new transaction ID: 128 random bits in hex.

@@ -72,7 +72,7 @@ import Testing
             )
         }
         fixture.service.groupCommitter.beforeCommit.withLock { hook in
-            hook = { db in try? db.execute(sql: "INSERT INTO child VALUES (1, 42)") }
+            hook = StoredClosure { db in try? db.execute(sql: "INSERT INTO child VALUES (1, 42)") }
         }
         let responses = try fixture.sendInOneGroup([
             ("/update", #"{"sql": "INSERT INTO t VALUES ('a')"}"#),
