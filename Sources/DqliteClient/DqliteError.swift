@@ -70,6 +70,18 @@ public struct DqliteError: Error, Sendable, CustomStringConvertible {
         kind == .failure && (code == Self.notLeaderCode || code == Self.raftNotLeaderCode)
     }
 
+    /// `SQLITE_NOTFOUND` (12) from dqlite's gateway: "no database opened" or "no statement with the given id". A
+    /// node closes a client connection's database and statements when it stops leading (a leadership transfer, an
+    /// election): the request was not run.
+    public static let gatewayClosedCode: UInt64 = 12
+
+    /// Whether the server refused the request because this connection's database (or statement) is gone — closed
+    /// when the node stopped leading: nothing ran, and a transaction open on the connection is lost uncommitted
+    /// (dqlite replicates a transaction's pages at its COMMIT only).
+    public var isGatewayClosed: Bool {
+        kind == .failure && code == Self.gatewayClosedCode
+    }
+
     /// Whether the server lost leadership during the request.
     public var isLeadershipLost: Bool {
         kind == .failure && code == Self.leadershipLostCode

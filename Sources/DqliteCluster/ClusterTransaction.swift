@@ -95,7 +95,7 @@ public final class ClusterTransaction {
             return try request()
         } catch {
             switch error.kind {
-            case .failure where !error.isNotLeader:
+            case .failure where !error.isNotLeader && !error.isGatewayClosed:
                 checkStillOpen()
                 throw ClusterError(.failure, error, sql: sql)
             case .invalidArgument:

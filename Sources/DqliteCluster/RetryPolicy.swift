@@ -24,13 +24,11 @@ enum RetryPolicy {
     /// SQLite's primary result codes that matter here.
     static let busyCode: UInt64 = 5
     static let ioErrorCode: UInt64 = 10
-    /// `SQLITE_NOTFOUND`: dqlite's answer for a connection whose database (or statement) is no longer open.
-    static let notFoundCode: UInt64 = 12
 
     static func decide(after error: DqliteError, isWrite: Bool) -> Decision {
         switch error.kind {
         case .failure:
-            if error.isNotLeader || error.code == notFoundCode {
+            if error.isNotLeader || error.isGatewayClosed {
                 return .retry(forgetLeader: true)
             }
             if error.code & 0xff == busyCode {

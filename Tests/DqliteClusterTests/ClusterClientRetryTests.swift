@@ -178,6 +178,36 @@ struct ClusterClientRetryTests {
     }
 
     /// Checks the rules as a table: which errors allow a retry of a read and of a write.
+    /// Checks that a statement of a transaction refused because the node closed the connection's database (it
+    /// stopped leading: "no database opened", `SQLITE_NOTFOUND`) or is not the leader is `.unavailable` — the
+    /// transaction is lost uncommitted — never a statement `.failure`, and that a COMMIT refused so is too.
+    @Test func transaction_gatewayClosed_isUnavailable() throws {
+        for refusal in [
+            DqliteResponse.failure(code: DqliteError.gatewayClosedCode, message: "no database opened"),
+            DqliteResponse.failure(code: DqliteError.gatewayClosedCode, message: "no statement with the given id"),
+            DqliteResponse.failure(code: DqliteError.notLeaderCode, message: "not leader"),
+        ] {
+            // On each server BEGIN succeeds and every later statement is refused.
+            func refusingAfterBegin() throws -> (FakeDqliteServer, ClusterClient) {
+                let server = try FakeDqliteServer { server, type, seen in
+                    server.leaderAnswer(type) ?? .answer(seen == 0 ? Self.inserted : refusal)
+                }
+                return (server, client(server))
+            }
+            let (statementServer, statementClient) = try refusingAfterBegin()
+            defer { _ = statementServer }
+            let transaction = try statementClient.beginTransaction()
+            let statement = clusterError { try transaction.exec("INSERT INTO t VALUES (1)") }
+            #expect(statement?.kind == .unavailable, "\(refusal)")
+            #expect(clusterError { try statementClient.commit(transaction) }?.kind == .unavailable, "\(refusal)")
+
+            let (commitServer, commitClient) = try refusingAfterBegin()
+            defer { _ = commitServer }
+            let committing = try commitClient.beginTransaction()
+            #expect(clusterError { try commitClient.commit(committing) }?.kind == .unavailable, "\(refusal)")
+        }
+    }
+
     @Test func retryPolicy_decisions() {
         func decide(_ error: DqliteError, write: Bool) -> RetryPolicy.Decision {
             RetryPolicy.decide(after: error, isWrite: write)

@@ -45,9 +45,11 @@ final class SharedCluster: @unchecked Sendable {
         var processes: [ServerProcess] = []
         var launches: [(arguments: [String], environment: [String: String])] = []
         for id in 1...3 {
-            let raftAddress = "127.0.0.1:\(try freeLoopbackPort())"
+            // Ports below the ephemeral range: a node killed and started again (``restart(_:)``) binds the same
+            // ones, which an outgoing connection could otherwise have taken meanwhile.
+            let raftAddress = "127.0.0.1:\(try restartableLoopbackPort())"
             var arguments = [
-                "--host", "127.0.0.1", "--port", "0",
+                "--host", "127.0.0.1", "--port", "\(try restartableLoopbackPort())",
                 "--database", directory.path("unused-\(id).sqlite").path,
                 "--cluster-node-id", "\(id)",
                 "--cluster-address", raftAddress,
