@@ -34,15 +34,15 @@ final class PooledConnection: @unchecked Sendable {
     /// and kept. SQLite prepares a kept statement again by itself when the schema changed.
     ///
     /// `client` times the PREPARE as one of its round trips.
-    /// `kept` names the statements that must not be the one finalized to make room.
+    /// `isKept` tells the statements that must not be the one finalized to make room (asked only then).
     func prepared(
         _ sql: String,
-        keeping kept: Set<String> = [],
+        keeping isKept: (String) -> Bool = { _ in false },
         timedBy client: ClusterClient
     ) throws(DqliteError) -> DqliteStatement {
         if let statement = statements[sql] { return statement }
         let statement = try client.timed { () throws(DqliteError) in try connection.prepare(sql, database: database) }
-        if statements.count >= Self.statementLimit, let victim = statements.first(where: { !kept.contains($0.key) }) {
+        if statements.count >= Self.statementLimit, let victim = statements.first(where: { !isKept($0.key) }) {
             statements[victim.key] = nil
             try connection.finalize(victim.value)
         }
@@ -116,7 +116,6 @@ final class PooledConnection: @unchecked Sendable {
         deadline: ContinuousClock.Instant?,
         timedBy client: ClusterClient
     ) throws(DqliteError) -> [Result<DqliteRows, DqliteError>] {
-        let kept = Set(reads.map(\.sql))
         var results = [Result<DqliteRows, DqliteError>?](repeating: nil, count: reads.count)
         var requests: [DqliteRequest] = []
         var sent: [Int] = []
@@ -124,7 +123,11 @@ final class PooledConnection: @unchecked Sendable {
         sent.reserveCapacity(reads.count)
         for (index, read) in reads.enumerated() {
             do throws(DqliteError) {
-                let statement = try prepared(read.sql, keeping: kept, timedBy: client)
+                let statement = try prepared(
+                    read.sql,
+                    keeping: { kept in reads.contains { $0.sql == kept } },
+                    timedBy: client
+                )
                 requests.append(.query(database: database, statement: statement.id, parameters: read.parameters))
                 sent.append(index)
             } catch {

@@ -68,23 +68,28 @@ extension SQLiteService {
     public func handleDeferred(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) -> Bool {
         let started = ContinuousClock.now
         let settings = self.settings
-        guard request.body.count <= Self.eventLoopBodyLimit else { return false }
+        let groupCommit = settings.options.groupCommit.isEnabled
+        guard request.body.count <= Self.eventLoopBodyLimit, groupCommit || storage.isCluster else { return false }
         let endpoint = ServiceEndpoint(request)
         let match = RouteTable.match(endpoint, method: request.method, onCluster: storage.isCluster)
-        let finish: @Sendable (ServiceResponse) -> Void = { handled in
-            self.observe(request, endpoint: endpoint, handled: handled, since: started, options: settings.options)
-            respond(handled.response)
+        /// Records the request and sends its response, from whichever thread answers it.
+        func finishing() -> @Sendable (ServiceResponse) -> Void {
+            { handled in
+                self.observe(request, endpoint: endpoint, handled: handled, since: started, options: settings.options)
+                respond(handled.response)
+            }
         }
         if case .cluster(let cluster) = storage, case .route(let route) = match, route.endpoint == .query {
-            return queueClusterQuery(request, endpoint, match, settings: settings, on: cluster, finish: finish)
+            return queueClusterQuery(request, endpoint, match, settings: settings, on: cluster, finish: finishing())
         }
-        guard settings.options.groupCommit.isEnabled else { return false }
+        guard groupCommit else { return false }
         // A write, or a method no route of a writing path serves (its 405 is answered here at once).
         switch match {
         case .route(let route) where route.makeWrite != nil: break
         case .methodNotAllowed where RouteTable.hasGroupCommitRoute(endpoint): break
         default: return false
         }
+        let finish = finishing()
         var tokenName: String?
         let write: StorageWrite
         do throws(APIError) {

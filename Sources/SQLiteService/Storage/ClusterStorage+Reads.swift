@@ -67,28 +67,42 @@ extension ClusterStorage {
         var statements: [ClusterRead] = []
         var alone: [Int] = []
         var deadline = ContinuousClock.Instant.now
-        for (index, read) in reads.enumerated() {
-            do throws(APIError) {
-                try read.context.checkDeadline()
-                let (plan, version) = try readSchema.withSchema(refreshingFrom: reader, checkingVersion: false) {
-                    (db, version) throws(APIError) in
-                    (try ClusterStatementPlan(read.request.statement, on: db, context: read.context), version)
+        /// A read that failed before it could go with the others: an error from the copy of the schema may be its
+        /// being out of date, which a read alone checks.
+        func failed(_ index: Int, _ error: APIError) {
+            if Self.mayComeFromAStaleCopy(error) { alone.append(index) } else { reads[index].answer(.failure(error)) }
+        }
+        do throws(APIError) {
+            // The whole batch checked on one hold of the copy (as last checked: see `query`).
+            try readSchema.withSchema(refreshingFrom: reader, checkingVersion: false) {
+                (db, version) throws(APIError) in
+                for (index, read) in reads.enumerated() {
+                    do throws(APIError) {
+                        try read.context.checkDeadline()
+                        let plan = try ClusterStatementPlan(read.request.statement, on: db, context: read.context)
+                        let needsVersion = Self.takesColumnsFromSchema(read.request.statement.sql)
+                        guard plan.isPipelinable, !needsVersion || version != nil else {
+                            alone.append(index)
+                            continue
+                        }
+                        pipelined.append(
+                            PipelinedRead(
+                                read: index,
+                                plan: plan,
+                                statement: statements.count,
+                                copyVersion: needsVersion ? version : nil
+                            )
+                        )
+                        statements.append(ClusterRead(plan.sql, parameters: plan.parameterSets[0]))
+                        deadline = max(deadline, read.context.deadline)
+                    } catch {
+                        failed(index, error)
+                    }
                 }
-                let needsVersion = Self.takesColumnsFromSchema(read.request.statement.sql)
-                guard plan.isPipelinable, !needsVersion || version != nil else {
-                    alone.append(index)
-                    continue
-                }
-                let copyVersion = needsVersion ? version : nil
-                pipelined.append(
-                    PipelinedRead(read: index, plan: plan, statement: statements.count, copyVersion: copyVersion)
-                )
-                statements.append(ClusterRead(plan.sql, parameters: plan.parameterSets[0]))
-                deadline = max(deadline, read.context.deadline)
-            } catch {
-                // An error from the copy of the schema may be its being out of date: a read alone checks it.
-                if Self.mayComeFromAStaleCopy(error) { alone.append(index) } else { read.answer(.failure(error)) }
             }
+        } catch {
+            // The copy could not be had (its first build, from the leader): every read meets that error alone.
+            for index in reads.indices { failed(index, error) }
         }
         if !pipelined.isEmpty {
             // One `PRAGMA schema_version` after the batch's reads, when one of them needs it: see `answer`.
