@@ -135,19 +135,19 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPServerTests",
-            dependencies: ["HTTPServer", "CNGHTTP2", "ThreadStorage"],
+            dependencies: ["HTTPServer", "CNGHTTP2", "ThreadStorage", "LoopbackTestSupport"],
             resources: [.copy("Regressions"), .copy("HTTP2Regressions")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "SQLiteServiceTests",
-            dependencies: ["SQLiteService", "SQLiteEngine", "HTTPServer", "DqliteCluster"],
+            dependencies: ["SQLiteService", "SQLiteEngine", "HTTPServer", "DqliteCluster", "LoopbackTestSupport"],
             // Replayed from the source tree by JSONRequestRegressionTests.
             exclude: ["Security/Regressions"],
             swiftSettings: strictSettings
         ),
-        // Loopback sockets and temporary directories for the dqlite test targets (a library, as test targets
-        // cannot depend on each other).
+        // Loopback sockets, temporary directories and a seeded generator for the test targets (a library, as test
+        // targets cannot depend on each other).
         .target(
             name: "LoopbackTestSupport",
             path: "Tests/LoopbackTestSupport",

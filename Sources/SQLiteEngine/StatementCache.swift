@@ -1,14 +1,20 @@
 /// A bounded least-recently-used cache of prepared statements, keyed by SQL text.
 ///
-/// Lookups are O(1): the statement found last is checked first with one string comparison (a loop running the same
-/// SQL compares two identical strings, which is nearly free), then the dictionary. The use order lives in each
+/// Lookups are O(1): the last few statements found (``recentCount``) are checked first, each with one string
+/// comparison, then the dictionary. A request that runs a few statements in turn (a write, then the server's own
+/// statements for its idempotency key) finds each among them; a string compared with itself (the server's
+/// statements, made once) or with one of another length costs next to nothing, where hashing the text for the
+/// dictionary costs about ten instructions a byte. The use order lives in each
 /// statement (``Statement/cacheLastUse``), so a hit writes no dictionary entry. Eviction scans the entries
 /// (O(capacity)), which only happens on a miss, next to the far larger cost of preparing a statement.
 struct StatementCache {
     let capacity: Int
     private var entries: [String: Statement] = [:]
-    /// The SQL and statement of the last hit or insertion; always also in `entries`.
-    private var recent: (sql: String, statement: Statement)?
+    /// The SQL and statement of the last few hits and insertions, the oldest replaced first; each also in
+    /// `entries`.
+    private var recent: [(sql: String, statement: Statement)] = []
+    private var nextRecent = 0
+    static var recentCount: Int { 4 }
     private var clock: UInt64 = 0
     private(set) var hits = 0
     private(set) var misses = 0
@@ -29,8 +35,10 @@ struct StatementCache {
         clock &+= 1
         let statement: Statement
         let isRecent: Bool
-        if let recent, recent.sql == sql {
-            statement = recent.statement
+        // The byte count first: O(1) for native strings, where `==` of two different strings is not.
+        let length = sql.utf8.count
+        if let index = recent.firstIndex(where: { $0.sql.utf8.count == length && $0.sql == sql }) {
+            statement = recent[index].statement
             isRecent = true
         } else if let entry = entries[sql] {
             statement = entry
@@ -44,7 +52,7 @@ struct StatementCache {
         } else if !statement.isInUse {
             statement.cacheLastUse = clock
             if !isRecent {
-                recent = (sql, statement)
+                remember(sql, statement)
             }
             hits += 1
             return statement
@@ -69,18 +77,28 @@ struct StatementCache {
         }
         statement.cacheLastUse = clock
         entries[sql] = statement
-        recent = (sql, statement)
+        recent.removeAll { $0.sql == sql }
+        remember(sql, statement)
     }
 
     mutating func remove(_ sql: String) {
         entries[sql] = nil
-        if recent?.sql == sql {
-            recent = nil
-        }
+        recent.removeAll { $0.sql == sql }
     }
 
     mutating func removeAll() {
         entries.removeAll()
-        recent = nil
+        recent.removeAll()
+    }
+
+    /// Puts `sql` among the recent entries, in place of the oldest when they are full.
+    private mutating func remember(_ sql: String, _ statement: Statement) {
+        if recent.count < Self.recentCount {
+            recent.append((sql, statement))
+        } else {
+            nextRecent %= Self.recentCount
+            recent[nextRecent] = (sql, statement)
+            nextRecent += 1
+        }
     }
 }

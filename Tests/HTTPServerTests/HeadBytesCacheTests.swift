@@ -1,3 +1,4 @@
+import LoopbackTestSupport
 import Testing
 
 @testable import HTTPServer
@@ -152,6 +153,103 @@ import Testing
             checked += 1
         }
         #expect(checked >= 10)
+    }
+
+    static let keyed =
+        "POST /update HTTP/1.1\r\nHost: h\r\nIdempotency-Key: k-1\r\ntraceparent: 00-aa-01\r\nContent-Length: 2\r\n\r\n{}"
+
+    static func keyed(_ key: String, trace: String = "00-aa-01") -> String {
+        keyed.replacingOccurrences(of: "k-1", with: key).replacingOccurrences(of: "00-aa-01", with: trace)
+    }
+
+    /// The remembered head with other values in fields that do not frame it (shorter, longer, empty, with
+    /// whitespace to trim, non-ASCII), one or two lines changed: each reads as a fresh parser reads it, with its own
+    /// values, pipelined and not.
+    @Test(arguments: [
+        Self.keyed("k-22"), Self.keyed("k"), Self.keyed(""), Self.keyed("  k-3 \t"), Self.keyed("ké"),
+        Self.keyed("k-4", trace: "00-bb-02"), Self.keyed("k-1", trace: "00-bbbbbbbbbbbbbbbbbbbbbb-02"),
+    ])
+    func otherValuesOfUnframingFields_readAsAFreshParse(_ other: String) {
+        let expected = Self.events([Self.keyed]) + Self.events([other])
+        #expect(expected.count == 2)
+        #expect(Self.events([Self.keyed, other]) == expected)
+        #expect(Self.events([Self.keyed + other]) == expected)
+        #expect(Self.events([Self.keyed, other, other, Self.keyed]) == expected + expected.reversed())
+    }
+
+    /// Another value in a line the remembered head's framing depends on, another name, another line, an invalid
+    /// value, a head past its limit: each reads (or is rejected) exactly as a fresh parser reads it.
+    @Test(arguments: [
+        Self.keyed.replacingOccurrences(of: "Length: 2\r\n\r\n{}", with: "Length: 3\r\n\r\n{} "),
+        Self.keyed.replacingOccurrences(of: "Host: h", with: "Host: i"),
+        Self.keyed.replacingOccurrences(of: "Host: h", with: "Host: h\r\nConnection: close"),
+        Self.keyed.replacingOccurrences(of: "Idempotency-Key", with: "Idempotency-Kez"),
+        Self.keyed.replacingOccurrences(of: "Idempotency-Key", with: "idempotency-key"),
+        Self.keyed.replacingOccurrences(of: "traceparent: 00-aa-01\r\n", with: ""),
+        Self.keyed.replacingOccurrences(of: "k-1", with: "k-1\r\nX-Other: 1"),
+        Self.keyed.replacingOccurrences(of: "/update", with: "/query"),
+        Self.keyed("k\u{0}1"), Self.keyed("k\r1"), Self.keyed("k\n1"), Self.keyed("k-1\n"), Self.keyed("k-1\r\n x"),
+        Self.keyed("k-1\r\n\tx"), Self.keyed(String(repeating: "k", count: 16 * 1024)),
+        Self.keyed(String(repeating: "k", count: 16 * 1024 - 120)),
+    ])
+    func otherwiseDifferentHeads_readAsAFreshParse(_ other: String) {
+        #expect(Self.events([Self.keyed, other]) == Self.events([Self.keyed]) + Self.events([other]))
+        #expect(Self.events([Self.keyed + other]) == Self.events([Self.keyed]) + Self.events([other]))
+    }
+
+    /// Random values, valid and not (control bytes, CR, LF, colons, whitespace, non-ASCII), in the two fields that do
+    /// not frame the request: every head reads as a fresh parser reads it.
+    @Test func randomValues_readAsAFreshParse() {
+        var random = SplitMix64(seed: 27)
+        let alphabet = ["a", "Z", "0", "-", ":", " ", "\t", "\r", "\n", "\u{0}", "\u{7F}", "é", "\r\n", ";", ","]
+        func value() -> String {
+            (0..<Int(random.next() % 12)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }.joined()
+        }
+        var requests = 0
+        for _ in 0..<400 {
+            let other = Self.keyed(value(), trace: value())
+            let expected = Self.events([Self.keyed]) + Self.events([other])
+            #expect(Self.events([Self.keyed, other]) == expected, "\(other.debugDescription)")
+            requests += expected.filter { if case .request = $0 { true } else { false } }.count
+        }
+        // Both kinds were tried: most heads parse, some are rejected.
+        #expect(requests > 400 && requests < 800)
+    }
+
+    /// The cache itself takes a head whose unframing field has another value, with that value, and refuses one
+    /// whose framing field has another.
+    @Test func cache_takesAnotherValueOfAnUnframingFieldOnly() throws {
+        let head = Array("GET / HTTP/1.1\r\nHost: h\r\nX-Id: 1\r\n\r\n".utf8)
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: "h")
+        headers.add(name: "X-Id", value: "1")
+        let parsed = HeadBytesCache.Parsed(
+            method: "GET",
+            version: .http1_1,
+            target: "/",
+            absoluteAuthority: nil,
+            rawPath: "/",
+            path: "/",
+            query: [],
+            headers: headers,
+            keepAlive: true,
+            framing: .none
+        )
+        var cache = HeadBytesCache()
+        cache.remember(head[...], parsed, limits: HTTPLimits())
+        func match(_ text: String) -> (headers: [String], length: Int)? {
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBufferPointer { buffer in
+                cache.match(buffer, limits: HTTPLimits()).map {
+                    ($0.headers.map { "\($0.name)=\($0.value)" }, $0.length)
+                }
+            }
+        }
+        let taken = try #require(match("GET / HTTP/1.1\r\nHost: h\r\nX-Id: 12345\r\n\r\nnext"))
+        #expect(taken.headers == ["Host=h", "X-Id=12345"])
+        #expect(taken.length == head.count + 4)
+        #expect(match("GET / HTTP/1.1\r\nHost: i\r\nX-Id: 1\r\n\r\n") == nil)
+        #expect(match("GET / HTTP/1.1\r\nHost: h\r\nX-Id: 12345\r\n") == nil)
     }
 
     /// Whether a fresh parser consumes all of `raw` in complete requests (no partial request left).

@@ -94,6 +94,28 @@ import Testing
         #expect(try db.cachedStatement(sql: "SELECT 'b'") !== b)
     }
 
+    /// Statements used in turn (a request's write, then the server's statements for its key) are each handed out
+    /// again, and an evicted one is never handed out from the recent entries: with room for two statements, the
+    /// third evicts the least recently used although it is still among the last four found.
+    @Test func cache_statementsUsedInTurn_areFoundAndLeaveWithTheirEntries() throws {
+        let db = try makeMemoryDatabase()
+        let texts = ["SELECT 'a'", "SELECT 'b'", "SELECT 'c'"]
+        let first = try texts.map { try db.cachedStatement(sql: $0) }
+        for _ in 0..<3 {
+            for (text, statement) in zip(texts, first) { #expect(try db.cachedStatement(sql: text) === statement) }
+        }
+        #expect(db.statementCacheStatistics.hits == 9)
+
+        var configuration = Configuration()
+        configuration.statementCacheSize = 2
+        let small = try makeMemoryDatabase(configuration)
+        let a = try small.cachedStatement(sql: texts[0])
+        let b = try small.cachedStatement(sql: texts[1])
+        _ = try small.cachedStatement(sql: texts[2])  // evicts 'a'
+        #expect(try small.cachedStatement(sql: texts[1]) === b)
+        #expect(try small.cachedStatement(sql: texts[0]) !== a)
+    }
+
     /// Checks that the statement found last is dropped, not lent again, after its step failed.
     @Test func cache_recentStatementEvictedAfterFailure() throws {
         let db = try makeMemoryDatabase()

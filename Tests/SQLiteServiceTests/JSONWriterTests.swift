@@ -1,20 +1,8 @@
 import Foundation
+import LoopbackTestSupport
 import Testing
 
 @testable import SQLiteService
-
-/// A small deterministic generator (SplitMix64), so that "random" round-trip cases are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func written(_ body: (inout JSONWriter) -> Void) -> String {
     var writer = JSONWriter()
@@ -136,7 +124,7 @@ func written(_ body: (inout JSONWriter) -> Void) -> String {
 
     /// For arbitrary bytes, the output is valid JSON whose string equals Swift's repairing UTF-8 decoding.
     @Test func writeStringUTF8_randomBytesMatchStandardLibraryRepair() throws {
-        var generator = SplitMix64(state: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         let interesting: [UInt8] = [
             0x00, 0x1F, 0x22, 0x5C, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF,
             0xA0, 0x90, 0x8F,
@@ -209,7 +197,7 @@ func written(_ body: (inout JSONWriter) -> Void) -> String {
             .string("\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}\u{2028}\u{2029}\u{FEFF}"),
             .string("日本語のテキスト"), .array([]), .object(JSONObject()),
         ]
-        var generator = SplitMix64(state: 42)
+        var generator = SplitMix64(seed: 42)
         for _ in 0..<500 {
             values.append(.integer(Int64(bitPattern: generator.next())))
             var double = Double(bitPattern: generator.next())

@@ -555,7 +555,9 @@ struct RequestParser {
         let hit = buffer.withUnsafeBufferPointer {
             recentHead.match(UnsafeBufferPointer(rebasing: $0[start...]), limits: activeLimits)
         }
-        guard let (parsed, length) = hit else { return nil }
+        guard let hit else { return nil }
+        let parsed = hit.parsed
+        let length = hit.length
         method = parsed.method
         version = parsed.version
         target = parsed.target
@@ -563,7 +565,7 @@ struct RequestParser {
         rawPath = parsed.rawPath
         path = parsed.path
         query = parsed.query
-        headers = parsed.headers
+        headers = hit.headers
         keepAlive = parsed.keepAlive
         start += length
         scanOffset = 0

@@ -79,6 +79,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, C
         fields.append(Field(name: name, value: value))
     }
 
+    /// Replaces the value of the field at `index` (in order), keeping its name.
+    mutating func replaceValue(at index: Int, with value: String) {
+        fields[index].value = value
+    }
+
     /// Replaces every field named `name` by one field with `value`.
     public mutating func set(name: String, value: String) {
         remove(name: name)

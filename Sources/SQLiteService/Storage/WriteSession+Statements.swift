@@ -47,17 +47,21 @@ extension WriteSession {
     /// Whether `sql` holds "fail" in any ASCII case (a keyword, or only a name or a string: then a savepoint too
     /// many, never one too few).
     static func mentionsFail(_ sql: String) -> Bool {
-        let word: [UInt8] = Array("fail".utf8)
-        var matched = 0
-        for byte in sql.utf8 {
-            let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-            if lower == word[matched] {
-                matched += 1
-                if matched == word.count { return true }
-            } else {
-                matched = lower == word[0] ? 1 : 0
+        var sql = sql
+        // Over the contiguous bytes, the word in a tuple: iterating `utf8` and an array made per call cost about
+        // 1,700 instructions for a 40-byte statement.
+        let word: (UInt8, UInt8, UInt8, UInt8) = (0x66, 0x61, 0x69, 0x6C)  // "fail"
+        return sql.withUTF8 { bytes in
+            guard bytes.count >= 4 else { return false }
+            for start in 0...(bytes.count - 4) where bytes[start] | 0x20 == word.0 {
+                // `| 0x20` lowercases ASCII letters; no other byte becomes one of these letters.
+                if bytes[start + 1] | 0x20 == word.1 && bytes[start + 2] | 0x20 == word.2
+                    && bytes[start + 3] | 0x20 == word.3
+                {
+                    return true
+                }
             }
+            return false
         }
-        return false
     }
 }

@@ -141,5 +141,9 @@ import Testing
         #expect(LocalWriteSession.mentionsFail("SELECT 'ffaIL'"))
         #expect(!LocalWriteSession.mentionsFail("INSERT INTO t VALUES ('fai', 'l')"))
         #expect(!LocalWriteSession.mentionsFail(""))
+        #expect(LocalWriteSession.mentionsFail("FaIl"))
+        #expect(LocalWriteSession.mentionsFail("SELECT 1 -- fail"))
+        #expect(!LocalWriteSession.mentionsFail("fai"))
+        #expect(!LocalWriteSession.mentionsFail("SELECT 'f\u{e0}il', 'FAI\u{cc}'"))
     }
 }
