@@ -87,13 +87,13 @@ struct HeadBytesCache {
     /// The head at the start of `buffer` when it is the remembered head, but for the values of the fields that do
     /// not frame it, and `limits` are the ones that head was parsed under.
     func match(_ buffer: UnsafeBufferPointer<UInt8>, limits: HTTPLimits) -> Match? {
-        guard let parsed, let base = buffer.baseAddress, let requestLine = lines.first,
-            buffer.count >= requestLine.end, self.limits == limits
-        else { return nil }
+        guard let parsed, let base = buffer.baseAddress, !bytes.isEmpty, self.limits == limits else { return nil }
         if buffer.count >= bytes.count, bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, $0.count) == 0 })
         {
             return Match(parsed: parsed, headers: parsed.headers, length: bytes.count)
         }
+        // Not even the request line yet (an empty buffer, between two requests): nothing to compare.
+        guard let requestLine = lines.first, buffer.count >= requestLine.end else { return nil }
         return matchVaryingValues(buffer, parsed, maxHeadSize: limits.maxHeadSize)
     }
 
@@ -182,7 +182,8 @@ struct HeadBytesCache {
             lines.append((index + 1, nameLength))
             lineStart = index + 1
         }
-        // One field per line between the request line and the empty line, or no value is taken from another head.
+        // One field per line between the request line and the empty line (not so after empty lines ahead of the
+        // request line, which the parser skips), or no value is taken from another head: only the same bytes.
         if lines.count != parsed.headers.count + 2 { lines.removeAll(keepingCapacity: true) }
     }
 
