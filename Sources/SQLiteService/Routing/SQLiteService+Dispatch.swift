@@ -35,7 +35,7 @@ extension SQLiteService {
     /// handler thread logs it and may answer it differently after waiting (a busy reader).
     public func handleOnEventLoop(_ request: HTTPRequest) -> HTTPResponse? {
         // The cluster storage's statements wait for the leader's answer: never on the event loop.
-        guard case .local = storage, !groupCommitTakes(request) else { return nil }
+        guard case .local = storage else { return nil }
         return answering(request) { request, endpoint, settings in
             var tokenName: String?
             do throws(APIError) {
@@ -112,20 +112,6 @@ extension SQLiteService {
         }
         performWriteDeferred(write, settings, completion: completion)
         return true
-    }
-
-    /// Whether ``handleDeferred(_:respond:)`` takes `request` as a write for the group committer, where it is
-    /// checked, and its errors answered, on the event loop as here: then it is not resolved here first only to be
-    /// handed on (which cost every write about 1,300 instructions, callgrind).
-    private func groupCommitTakes(_ request: HTTPRequest) -> Bool {
-        guard settings.options.groupCommit.isEnabled, request.body.count <= Self.eventLoopBodyLimit,
-            case .route(let route) = RouteTable.match(
-                ServiceEndpoint(request),
-                method: request.method,
-                onCluster: false
-            )
-        else { return false }
-        return route.makeWrite != nil && route.onEventLoop == nil
     }
 
     /// Runs `respond` with the settings in force and, when it answers, records the request (metrics and its log
