@@ -197,6 +197,55 @@ import Testing
         #expect(Self.events([Self.keyed + other]) == Self.events([Self.keyed]) + Self.events([other]))
     }
 
+    /// The remembered head with bodies of other lengths (`Content-Length` its one framing field that differs):
+    /// longer, shorter, empty, with leading zeros or whitespace, pipelined with their bodies, each reads as a fresh
+    /// parser reads it.
+    @Test func otherBodyLengths_readAsAFreshParse() {
+        func post(_ length: String, _ body: String) -> String {
+            Self.keyed.replacingOccurrences(of: "Length: 2\r\n\r\n{}", with: "Length: \(length)\r\n\r\n\(body)")
+        }
+        let heads = [
+            Self.keyed, post("8", "{\"a\": 1}"), post("0", ""), post("2", "[]"), post("007", "1234567"),
+            post(" 3\t", "abc"), post("12", "{\"sql\": \"x\"}"), Self.keyed,
+        ]
+        let expected = heads.flatMap { Self.events([$0]) }
+        #expect(expected.count == heads.count)
+        #expect(Self.events(heads) == expected)
+        #expect(Self.events([heads.joined()]) == expected)
+    }
+
+    /// Lengths the parser refuses or reads otherwise, and heads whose length must not be taken from the cache (two
+    /// `Content-Length` fields, `Expect`, HTTP/1.0): each is read, or rejected, exactly as a fresh parser does.
+    @Test(arguments: [
+        "+5", "-1", "5 5", "0x5", "5,5", "", "1234567890123456789", "99999999999", String(10 * 1024 * 1024 + 1),
+    ])
+    func otherLengthsRefusedOrNot_readAsAFreshParse(_ length: String) {
+        let other = Self.keyed.replacingOccurrences(of: "Length: 2\r\n", with: "Length: \(length)\r\n")
+        #expect(Self.events([Self.keyed, other]) == Self.events([Self.keyed]) + Self.events([other]))
+    }
+
+    @Test(arguments: [
+        "POST /u HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}",
+        "POST /u HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n{}",
+        "POST /u HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n",
+        "POST /u HTTP/1.0\r\nHost: h\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\n{}",
+    ])
+    func lengthsOfHeadsThatMayNotVary_readAsAFreshParse(_ head: String) throws {
+        for length in [3, 0, 2] {
+            // The last Content-Length only (with two fields, the two then disagree), and a body of that length.
+            let headEnd = try #require(head.range(of: "\r\n\r\n"))
+            var other = String(head[..<headEnd.upperBound])
+            let value = try #require(other.range(of: "Length: ", options: .backwards))
+            let valueEnd = try #require(other[value.upperBound...].range(of: "\r\n"))
+            other.replaceSubrange(value.upperBound..<valueEnd.lowerBound, with: String(length))
+            other += String(repeating: "x", count: length)
+            #expect(
+                Self.events([head, other]) == Self.events([head]) + Self.events([other]),
+                "\(other.debugDescription)"
+            )
+        }
+    }
+
     /// A head sent after empty lines (which the parser skips) is remembered with them: the same bytes are taken
     /// again, another value is parsed afresh, and all read as fresh parses.
     @Test func headAfterEmptyLines_readsAsAFreshParse() {
@@ -226,6 +275,20 @@ import Testing
         }
         // Both kinds were tried: most heads parse, some are rejected.
         #expect(requests > 400 && requests < 800)
+    }
+
+    /// Random `Content-Length` values, valid and not, in the remembered head: each reads as a fresh parser reads it.
+    @Test func randomLengths_readAsAFreshParse() {
+        var random = SplitMix64(seed: 28)
+        let alphabet = ["0", "1", "2", "9", " ", "\t", "+", "-", "x", ",", "\r"]
+        for _ in 0..<300 {
+            let length = (0..<Int(random.next() % 5)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            let other = Self.keyed.replacingOccurrences(of: "Length: 2\r\n", with: "Length: \(length.joined())\r\n")
+            #expect(
+                Self.events([Self.keyed, other]) == Self.events([Self.keyed]) + Self.events([other]),
+                "\(other.debugDescription)"
+            )
+        }
     }
 
     /// The cache itself takes a head whose unframing field has another value, with that value, and refuses one

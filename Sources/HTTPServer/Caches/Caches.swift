@@ -7,7 +7,8 @@
 //   cache               key                                        bound                      invalidated by
 //   ──────────────────  ─────────────────────────────────────────  ─────────────────────────  ──────────────────────────
 //   HeadBytesCache      an HTTP/1.1 head's bytes (but for values   one head, ≤ 4096 bytes     the next head that differs
-//                       of fields that do not frame it) + limits                              otherwise
+//                       of unframing fields and its length)                                   otherwise
+//                       + limits
 //   HeadLineCache       a head line's position + bytes             32 positions, ≤ 512 bytes  a different line there
 //   TargetCache         the request target string                  one target                 the next different target
 //   ResponseFieldCache  a response field's name + value            4 fields, round robin      replaced round robin

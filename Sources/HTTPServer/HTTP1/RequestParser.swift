@@ -571,7 +571,7 @@ struct RequestParser {
         scanOffset = 0
         headBytes = length
         requestLineSeen = true
-        return .some(proceed(after: parsed.framing))
+        return .some(proceed(after: hit.framing))
     }
 
     /// After a complete head: the request when it has no body, else the state that reads the body.
