@@ -159,11 +159,11 @@ struct HeadBytesCache {
                 guard let hit = memchr(base + valueStart, Int32(ASCII.lf), end - valueStart) else { return false }
                 let lf = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
                 guard lf > valueStart, base[lf - 1] == ASCII.cr,
-                    let value = Self.fieldValue(UnsafeBufferPointer(rebasing: buffer[valueStart..<lf - 1]))
+                    let value = ASCII.fieldValue(UnsafeBufferPointer(rebasing: buffer[valueStart..<lf - 1]))
                 else { return false }
                 if case .contentLength = line.kind {
                     // As the parser reads one Content-Length of a few digits; anything else is parsed afresh.
-                    guard let bodyLength = Self.contentLength(value), bodyLength <= limits.maxBodySize else {
+                    guard let bodyLength = FramingFields.plainLength(value), bodyLength <= limits.maxBodySize else {
                         return false
                     }
                     framing =
@@ -176,36 +176,6 @@ struct HeadBytesCache {
             return true
         }
         return matched ? Match(parsed: remembered, headers: headers, framing: framing, length: cursor) : nil
-    }
-
-    /// A `Content-Length` value of 1 to 18 digits, as the parser's common case reads it; nil for anything else.
-    private static func contentLength(_ value: String) -> Int? {
-        var value = value
-        return value.withUTF8 { digits -> Int? in
-            guard (1...18).contains(digits.count) else { return nil }
-            var length = 0
-            for digit in digits {
-                guard (0x30...0x39).contains(digit) else { return nil }
-                length = length * 10 + Int(digit - 0x30)
-            }
-            return length
-        }
-    }
-
-    /// A field's value from the bytes after its colon, as the parser reads them (optional whitespace trimmed), or
-    /// nil when a byte is not allowed in a value (the parser then rejects the head).
-    private static func fieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        var first = 0
-        var end = bytes.count
-        while first < end, bytes[first] == ASCII.space || bytes[first] == ASCII.tab { first += 1 }
-        while end > first, bytes[end - 1] == ASCII.space || bytes[end - 1] == ASCII.tab { end -= 1 }
-        var isASCII = true
-        for byte in bytes[first..<end] {
-            guard ASCII.isFieldValueCharacter(byte) else { return nil }
-            isASCII = isASCII && byte < 0x80
-        }
-        let value = UnsafeBufferPointer(rebasing: bytes[first..<end])
-        return isASCII ? String(decoding: value, as: UTF8.self) : ASCII.decodeFieldBytes(value)
     }
 
     /// Remembers a head that parsed (`head` is its bytes, empty line included).
@@ -266,10 +236,9 @@ struct HeadBytesCache {
         }
     }
 
-    /// The fields other than `Content-Length` whose values decide the request's framing and connection handling
-    /// (``FramingFields``).
-    private static let framingNames = ["Host", "Connection", "Expect", "Transfer-Encoding"].map { Array($0.utf8) }
+    /// `Content-Length`, and the other fields whose values decide the request's framing and connection handling.
     private static let contentLengthName = Array("Content-Length".utf8)
+    private static let framingNames = FramingFields.names.map { Array($0.utf8) }.filter { $0 != contentLengthName }
 
     private static func equalIgnoringCase(_ name: UnsafeBufferPointer<UInt8>, _ known: [UInt8]) -> Bool {
         name.count == known.count && zip(name, known).allSatisfy { ASCII.lowercased($0) == ASCII.lowercased($1) }

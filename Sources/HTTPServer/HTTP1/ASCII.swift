@@ -48,6 +48,23 @@ public enum ASCII {
         !string.isEmpty && string.utf8.allSatisfy(isTokenCharacter)
     }
 
+    /// A field's value from the bytes after its colon (RFC 9110 §5.5): optional whitespace trimmed at both ends,
+    /// decoded as ``decodeFieldBytes(_:)`` does; nil when a byte is not allowed in a value. The one reading of a
+    /// value, for the parser's lines and the head cache's.
+    static func fieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var first = 0
+        var end = bytes.count
+        while first < end, bytes[first] == space || bytes[first] == tab { first += 1 }
+        while end > first, bytes[end - 1] == space || bytes[end - 1] == tab { end -= 1 }
+        var isASCII = true
+        for byte in bytes[first..<end] {
+            guard isFieldValueCharacter(byte) else { return nil }
+            isASCII = isASCII && byte < 0x80
+        }
+        let value = UnsafeBufferPointer(rebasing: bytes[first..<end])
+        return isASCII ? String(decoding: value, as: UTF8.self) : decodeFieldBytes(value)
+    }
+
     /// Decodes header bytes: UTF-8 when valid, else ISO 8859-1 so that no byte is lost (RFC 9110 §5.5 obs-text).
     static func decodeFieldBytes<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         if bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil {

@@ -1,6 +1,9 @@
 /// The values of the request header fields that decide framing and connection handling (RFC 9112 §6, §9),
 /// gathered in one pass over the fields.
 struct FramingFields {
+    /// The names of the fields gathered here (``init(_:)`` matches them by length first).
+    static let names = ["Host", "Expect", "Connection", "Content-Length", "Transfer-Encoding"]
+
     var hosts = FieldValues()
     var connection = FieldValues()
     var expect = FieldValues()
@@ -18,6 +21,23 @@ struct FramingFields {
             case 17 where HTTPHeaders.namesEqual(name, "Transfer-Encoding"): transferEncoding.append(value)
             default: break
             }
+        }
+    }
+}
+
+extension FramingFields {
+    /// A `Content-Length` value in its common form, 1 to 18 digits (leading zeros allowed); nil for any other form,
+    /// which the parser's full reading decides (lists, whitespace, longer numbers).
+    static func plainLength(_ value: String) -> Int? {
+        var value = value
+        return value.withUTF8 { digits -> Int? in
+            guard (1...18).contains(digits.count) else { return nil }
+            var length = 0
+            for digit in digits {
+                guard (0x30...0x39).contains(digit) else { return nil }
+                length = length * 10 + Int(digit - 0x30)
+            }
+            return length
         }
     }
 }

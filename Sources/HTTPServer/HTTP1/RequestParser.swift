@@ -443,13 +443,10 @@ struct RequestParser {
         guard !nameBytes.isEmpty, nameBytes.allSatisfy(ASCII.isTokenCharacter) else {
             throw .badRequest("invalid header field name")
         }
-        var valueBytes = line[(colon + 1)...]
-        while let byte = valueBytes.first, byte == ASCII.space || byte == ASCII.tab { valueBytes.removeFirst() }
-        while let byte = valueBytes.last, byte == ASCII.space || byte == ASCII.tab { valueBytes.removeLast() }
-        guard valueBytes.allSatisfy(ASCII.isFieldValueCharacter) else {
+        guard let value = line[(colon + 1)...].withUnsafeBufferPointer(ASCII.fieldValue) else {
             throw .badRequest("invalid character in header field value")
         }
-        return (String(decoding: nameBytes, as: UTF8.self), ASCII.decodeFieldBytes(valueBytes))
+        return (String(decoding: nameBytes, as: UTF8.self), value)
     }
 
     // MARK: - Framing (RFC 9112 §6)
@@ -590,9 +587,7 @@ struct RequestParser {
 
     private func parseContentLength(_ values: FieldValues) throws(Rejection) -> Int {
         // The common case: one field of a few digits.
-        if values.count == 1, let only = values.first, (1...18).contains(only.utf8.count),
-            only.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(only)
-        {
+        if values.count == 1, let only = values.first, let length = FramingFields.plainLength(only) {
             guard length <= activeLimits.maxBodySize else { throw .payloadTooLarge(limit: activeLimits.maxBodySize) }
             return length
         }

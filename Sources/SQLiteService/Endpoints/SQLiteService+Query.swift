@@ -19,8 +19,8 @@ extension SQLiteService {
 
     /// `POST /query` on the cluster, taken on the event loop: checked (``resolve(_:_:settings:tokenName:match:)``)
     /// and decoded here, queued for the next batch of reads (``ClusterStorage/queueRead(_:context:answer:)``), and
-    /// answered through `finish` by the worker that ran its batch. False (a handler thread answers it, with the
-    /// same answers) for a streamed result or an `Accept` no JSON result satisfies.
+    /// answered through `finish` by the worker that ran its batch. For a JSON result only: a streamed one is a
+    /// handler thread's (``queryResponse(_:_:)``, with the same answers).
     func queueClusterQuery(
         _ request: HTTPRequest,
         _ endpoint: ServiceEndpoint,
@@ -28,8 +28,7 @@ extension SQLiteService {
         settings: ServiceSettings,
         on cluster: ClusterStorage,
         finish: @escaping @Sendable (ServiceResponse) -> Void
-    ) -> Bool {
-        guard (try? Self.resultFormat(of: request)) == .json else { return false }
+    ) {
         var tokenName: String?
         let query: QueryRequest
         let context: RequestContext
@@ -38,7 +37,7 @@ extension SQLiteService {
             (query, context) = try Self.decodeQuery(request.body, limits: settings.limits)
         } catch {
             finish(failure(error, answering: request, tokenName: tokenName))
-            return true
+            return
         }
         cluster.queueRead(query, context: context) { [tokenName] result in
             switch result {
@@ -48,7 +47,6 @@ extension SQLiteService {
                 finish(self.failure(error, answering: request, tokenName: tokenName))
             }
         }
-        return true
     }
 
     /// Runs `/query`'s statement on the reader `db` until `deadline` (the request's, or the event loop's budget):

@@ -3,7 +3,6 @@ extension ServiceMetrics {
     func recordGroupCommit(requests: Int, duration: Duration) {
         groupCommits.increment()
         groupCommitRequests.record(requests)
-        let (seconds, attoseconds) = duration.components
-        groupCommitDuration.recordNanoseconds(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+        groupCommitDuration.recordNanoseconds(duration.clampedNanoseconds)
     }
 }

@@ -79,8 +79,12 @@ extension SQLiteService {
                 respond(handled.response)
             }
         }
-        if case .cluster(let cluster) = storage, case .route(let route) = match, route.endpoint == .query {
-            return queueClusterQuery(request, endpoint, match, settings: settings, on: cluster, finish: finishing())
+        // A streamed result (an `Accept` no JSON result satisfies) goes to a handler thread.
+        if case .cluster(let cluster) = storage, case .route(let route) = match, route.endpoint == .query,
+            (try? Self.resultFormat(of: request)) == .json
+        {
+            queueClusterQuery(request, endpoint, match, settings: settings, on: cluster, finish: finishing())
+            return true
         }
         guard groupCommit else { return false }
         // A write, or a method no route of a writing path serves (its 405 is answered here at once).

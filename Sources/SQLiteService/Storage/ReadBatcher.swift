@@ -100,9 +100,7 @@ final class ReadBatcher<Item: Sendable>: Sendable {
     }
 
     private func scheduleCheck(run: @escaping @Sendable ([Item]) -> Void) {
-        let (seconds, attoseconds) = stallAfter.components
-        let nanoseconds = Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        checkQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+        checkQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(stallAfter.clampedNanoseconds))) {
             let (started, rearm) = self.state.withLock { state -> ([Int], Bool) in
                 state.checkArmed = false
                 let started = self.startable(&state, now: .now)

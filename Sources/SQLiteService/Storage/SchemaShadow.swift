@@ -16,13 +16,12 @@ import SQLiteEngine
 /// The copy follows the leader's `PRAGMA schema_version`, read when a request other than `/query` takes the copy, or
 /// when a write group first uses it, once its `BEGIN IMMEDIATE` holds the leader's write lock
 /// (``withHeldSchema(refreshingFrom:_:)``; one more round trip), and is rebuilt from the leader's `sqlite_master`
-/// when it changed. `/query`
-/// takes the copy as last checked (``withSchema(refreshingFrom:checkingVersion:_:)`` with `false`: one round trip
-/// in all) and checks it only when the answer shows it out of date (see ``ClusterStorage``'s `query`); a read
-/// with a `*` sends the version check in the same write as the statement. The write
-/// copy marks the read copy for a check (``invalidate()``) whenever it sees the schema change. A request's own DDL
-/// is applied to the copy as it runs, so that its later statements see it (inside `/transaction` the leader's other
-/// connections do not see it before the COMMIT). A schema changed through another node between the version check and a
+/// when it changed. `/query` takes the copy as last checked (``withSchema(refreshingFrom:checkingVersion:_:)`` with
+/// `false`: one round trip in all) and checks it only when the answer shows it out of date (see ``ClusterStorage``'s
+/// `query`); a read with a `*` sends the version check in the same write as the statement. The write copy marks the
+/// read copy for a check (``invalidate()``) whenever it sees the schema change. A request's own DDL is applied to the
+/// copy as it runs, so that its later statements see it (inside `/transaction` the leader's other connections do
+/// not see it before the COMMIT). A schema changed through another node between the version check and a
 /// statement outside a group is seen by the next request only; the leader's own checks still apply.
 ///
 /// `@unchecked Sendable`: `lock` guards `database` and `version`; a request holds it while it uses the copy.
